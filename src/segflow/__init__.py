@@ -1,0 +1,76 @@
+"""segflow: TensorFlow's op-and-gradient system in Python, with fast segment reductions.
+
+    import segflow as sf
+    x = sf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = sf.reduce_sum(sf.math.unsorted_segment_sum(x * x, [1, 0], 2))
+    tape.gradient(y, x)      # 2 * x
+
+The flat namespace mirrors `tf`; the modules under segflow.framework / ops / eager / client mirror
+`tensorflow.python.*`.
+"""
+import types as _types
+
+from segflow.eager import context as _context
+from segflow.framework import dtypes as _dtypes
+from segflow.framework import errors
+from segflow.framework import ops as _ops
+from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,
+                                      float32, float64, half, int8, int16, int32, int64, resource, string,
+                                      uint8, uint16, uint32, uint64, variant)
+from segflow.framework.tensor_shape import TensorShape, Dimension
+from segflow.framework.ops import (Graph, Operation, Tensor, IndexedSlices, IndexedSlicesValue, RegisterGradient,
+                                   NotDifferentiable, NoGradient, no_gradient, get_default_graph, reset_default_graph,
+                                   name_scope, device, colocate_with, control_dependencies, convert_to_tensor,
+                                   add_to_collection, get_collection, get_collection_ref, GraphKeys)
+from segflow.framework.constant_op import constant
+from segflow.framework.op_def import register_op, apply_op, TensorSpec
+from segflow.framework import tensor_util
+from segflow.eager.context import executing_eagerly
+from segflow.eager.backprop import GradientTape
+from segflow.client.session import Session, InteractiveSession
+from segflow.ops.gradients import gradients, hessians, AggregationMethod, UnconnectedGradients
+from segflow.ops import math_ops, array_ops
+from segflow.ops.math_ops import *  # noqa: F401,F403
+from segflow.ops.array_ops import *  # noqa: F401,F403
+from segflow.ops.math_ops import abs, pow, range, round  # noqa: A001 - TF's names shadow builtins here too
+from segflow.ops.custom_gradient import custom_gradient
+
+# Gradient registrations come last: *_grad modules import several families.
+from segflow.ops import math_grad as _math_grad, array_grad as _array_grad  # noqa: F401
+
+newaxis = None
+enable_eager_execution = _context.enable_eager_execution
+disable_eager_execution = _context.disable_eager_execution
+
+
+def _namespace(name, module_names, extra=None):
+    ns = _types.ModuleType(f"segflow.{name}")
+    for module in module_names:
+        for n in getattr(module, "__all__", ()):
+            setattr(ns, n, getattr(module, n))
+    for k, v in (extra or {}).items():
+        setattr(ns, k, v)
+    return ns
+
+
+from segflow.ops import cwise_ops as _cw, reduction_ops as _ro, segment_ops as _so, linalg_ops as _lo, \
+    sequence_ops as _sq  # noqa: E402
+
+math = _namespace("math", [_cw, _ro, _so, _lo, _sq], {"add_n": add_n, "equal": equal})
+linalg = _namespace("linalg", [_lo])
+dtypes = _dtypes
+
+try:  # optional families, present once written
+    from segflow.ops import nn_ops as _nn
+    nn = _nn.namespace()
+except ImportError:  # pragma: no cover
+    pass
+try:
+    from segflow.ops import random_ops as _random
+    random = _random.namespace()
+except ImportError:  # pragma: no cover
+    pass
+
+__version__ = "0.1.0"

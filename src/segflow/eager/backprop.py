@@ -1,0 +1,297 @@
+"""GradientTape: records eagerly executed ops and differentiates through them.
+
+The tape calls the same registered gradient functions as graph `gradients()` and aggregates with the
+same routine. Gradient functions run eagerly, so an outer tape records them: nested tapes give
+higher-order gradients.
+"""
+import functools
+
+import numpy as np
+
+from segflow.eager import context, tape as tape_lib
+from segflow.framework import dtypes, ops
+from segflow.ops.gradients_util import (UnconnectedGradients, aggregate, call_grad_fn, is_backpropagatable,
+                                        lookup_grad_fn)
+from segflow.util import nest
+
+__all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
+           "imperative_grad", "make_vjp"]
+
+
+def _source(x):
+    if hasattr(x, "_gradient_source"):
+        return x._gradient_source()
+    return x
+
+
+def imperative_grad(tape, targets, sources, output_gradients=None,
+                    unconnected_gradients=UnconnectedGradients.NONE):
+    """Gradients of `targets` (weighted by `output_gradients`) w.r.t. `sources` over `tape`'s records."""
+    from segflow.ops import array_ops
+    src_ids = {id(s) for s in sources}
+    # Records on a path from a source: a forward pass over the tape.
+    reach = set(src_ids)
+    useful = []
+    for r in tape.records:
+        for x in r.inputs:
+            if id(x) in reach:
+                useful.append(r)
+                reach.update(id(o) for o in r.outputs)
+                break
+    grads = {}
+    for i, t in enumerate(targets):
+        g = None if output_gradients is None else output_gradients[i]
+        if g is None:
+            if id(t) not in reach:
+                continue
+            g = array_ops.ones_like(t)
+        else:
+            g = ops.convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
+        grads.setdefault(id(t), []).append(g)
+    for r in reversed(useful):
+        out_grads = []
+        for o in r.outputs:
+            lst = grads.get(id(o))
+            if lst:
+                g = aggregate(lst)
+                grads[id(o)] = [g]
+            else:
+                g = None
+            out_grads.append(g)
+        if all(g is None for g in out_grads):
+            continue
+        grad_fn = lookup_grad_fn(r)
+        if grad_fn is None:
+            continue
+        in_grads = call_grad_fn(grad_fn, r, out_grads)
+        for x, g in zip(r.inputs, in_grads):
+            if g is not None and id(x) in reach and is_backpropagatable(x):
+                grads.setdefault(id(x), []).append(g)
+    result = []
+    for s in sources:
+        g = aggregate(grads.get(id(s), ()))
+        if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
+            g = array_ops.zeros_like(s) if s.dtype != dtypes.resource else _zeros_for_handle(s)
+        result.append(g)
+    return result
+
+
+def _zeros_for_handle(handle):
+    from segflow.ops import array_ops
+    return array_ops.zeros_like(handle._value.item().read())
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (TF's `tf.GradientTape`).
+
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        tape.gradient(y, x)   # 2x
+
+    Trainable variables read inside the block are watched automatically
+    (`watch_accessed_variables=False` turns that off). A non-persistent tape gives one `gradient()`
+    call; `persistent=True` allows many. Tapes nest for higher-order gradients.
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = persistent
+        self._watch_accessed_variables = watch_accessed_variables
+        self._tape = None
+        self._recording = False
+        self._used = False
+
+    def __enter__(self):
+        if not context.executing_eagerly():
+            raise RuntimeError("GradientTape records eagerly executed ops; in graph mode use sf.gradients")
+        self._tape = tape_lib.Tape(self._persistent, self._watch_accessed_variables)
+        self._push()
+        return self
+
+    def __exit__(self, *exc):
+        if self._recording:
+            self._pop()
+        return False
+
+    def _push(self):
+        tape_lib.push_tape(self._tape)
+        self._recording = True
+
+    def _pop(self):
+        tape_lib.pop_tape(self._tape)
+        self._recording = False
+
+    def watch(self, tensor):
+        """Ensures gradients can be taken w.r.t. `tensor` (a tensor, variable, or nest of them)."""
+        if self._tape is None:
+            raise ValueError("GradientTape.watch called outside the tape's `with` block")
+        for t in nest.flatten(tensor):
+            src = _source(t)
+            if hasattr(t, "_gradient_source"):
+                self._tape.watched_variables.append(t)
+            if not isinstance(src, ops.Tensor):
+                raise ValueError(f"Passed in object of type {type(t).__name__}, not a tensor or variable")
+            self._tape.watch(src)
+
+    def stop_recording(self):
+        """Context manager: ops run inside are not recorded."""
+        tape = self
+
+        class _Stop:
+            def __enter__(self_inner):
+                if not tape._recording:
+                    raise ValueError("Tape must be recording when stop_recording is entered")
+                tape._pop()
+
+            def __exit__(self_inner, *exc):
+                tape._push()
+                return False
+
+        return _Stop()
+
+    def reset(self):
+        """Forgets everything recorded so far (the tape keeps recording)."""
+        was = self._recording
+        if was:
+            self._pop()
+        self._tape = tape_lib.Tape(self._persistent, self._watch_accessed_variables)
+        if was:
+            self._push()
+
+    def watched_variables(self):
+        return list(self._tape.watched_variables) if self._tape else []
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """The gradient of `target` (summed, or weighted by `output_gradients`) w.r.t. `sources`.
+
+        `target` and `sources` may be nested structures; the result has the structure of `sources`.
+        A source that `target` does not depend on gets None (or zeros with
+        `unconnected_gradients="zero"`). Sparse gradients (gather, embedding lookup) come back as
+        IndexedSlices.
+        """
+        if self._tape is None:
+            raise RuntimeError("GradientTape.gradient can only be called once on non-persistent tapes.")
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
+                               "gradients (or jacobians)")
+        if isinstance(unconnected_gradients, str):
+            unconnected_gradients = unconnected_gradients.lower()
+        if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+        self._used = True
+        flat_targets = [ops.convert_to_tensor(t) if not isinstance(t, ops.Tensor) else t
+                        for t in nest.flatten(target)]
+        flat_sources = [_source(s) for s in nest.flatten(sources)]
+        for s in flat_sources:
+            if not isinstance(s, ops.Tensor):
+                raise ValueError(f"GradientTape.gradient sources must be tensors or variables, got {type(s).__name__}")
+        flat_out = None if output_gradients is None else nest.flatten(output_gradients)
+        was = self._recording
+        if was:
+            self._pop()
+        try:
+            result = imperative_grad(self._tape, flat_targets, flat_sources, flat_out, unconnected_gradients)
+        finally:
+            if was:
+                self._push()
+        if not self._persistent and not was:
+            self._tape = None
+        return nest.pack_sequence_as(sources, result)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target[i...] / d source[j...]: shape `target.shape + source.shape` per source."""
+        from segflow.ops import array_ops
+        if self._tape is None or (self._used and not self._persistent):
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
+                               "gradients (or jacobians)")
+        self._used = True
+        flat_sources = [_source(s) for s in nest.flatten(sources)]
+        target = ops.convert_to_tensor(target)
+        n = int(np.prod(target.shape.as_list()))
+        was = self._recording
+        if was:
+            self._pop()
+        try:
+            rows = [[] for _ in flat_sources]
+            for i in range(n):
+                seed = np.zeros(n, dtype=target.dtype.as_numpy_dtype)
+                seed[i] = 1
+                seed = ops.EagerTensor(seed.reshape(target.shape.as_list()))
+                grads = imperative_grad(self._tape, [target], flat_sources, [seed], UnconnectedGradients.ZERO)
+                for k, g in enumerate(grads):
+                    rows[k].append(ops.convert_to_tensor(g))
+        finally:
+            if was:
+                self._push()
+        result = []
+        for s, r in zip(flat_sources, rows):
+            shape = target.shape.as_list() + s.shape.as_list()
+            if n == 0:
+                result.append(array_ops.zeros(shape, dtype=s.dtype))
+            else:
+                result.append(array_ops.reshape(array_ops.stack(r), shape))
+        if unconnected_gradients == UnconnectedGradients.NONE:
+            pass  # zeros are the honest answer for a dense Jacobian of an unconnected source
+        return nest.pack_sequence_as(sources, result)
+
+
+def gradients_function(f, params=None):
+    """`g = gradients_function(f, [0])`; `g(x, y)` -> the gradients of f's (summed) output w.r.t. the
+    arguments at `params` (all by default)."""
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        return value_and_gradients_function(f, params)(*args, **kwargs)[1]
+
+    return decorated
+
+
+def value_and_gradients_function(f, params=None):
+    """Like gradients_function, but returns `(f(*args), gradients)`."""
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        args = [ops.convert_to_tensor(a) if not isinstance(a, ops.Tensor) and not hasattr(a, "_gradient_source")
+                else a for a in args]
+        chosen = range(len(args)) if params is None else params
+        with GradientTape() as tape:
+            for i in chosen:
+                tape.watch(args[i])
+            value = f(*args, **kwargs)
+        grads = tape.gradient(value, [args[i] for i in chosen])
+        return value, grads
+
+    return decorated
+
+
+def implicit_grad(f):
+    """`implicit_grad(f)(*args)` -> [(gradient, variable)] for the trainable variables f reads."""
+
+    def decorated(*args, **kwargs):
+        with GradientTape() as tape:
+            value = f(*args, **kwargs)
+        variables = tape.watched_variables()
+        return list(zip(tape.gradient(value, variables), variables))
+
+    return decorated
+
+
+def make_vjp(f, params=None):
+    """`make_vjp(f)(*args)` -> (result, vjp) where vjp(dy) gives the gradients w.r.t. args."""
+
+    def decorated(*args):
+        args = [ops.convert_to_tensor(a) for a in args]
+        tape = GradientTape(persistent=True)
+        with tape:
+            for a in args:
+                tape.watch(a)
+            result = f(*args)
+
+        def vjp(dy=None):
+            return tape.gradient(result, args, output_gradients=dy)
+
+        return result, vjp
+
+    return decorated

@@ -1,0 +1,1 @@
+"""The framework layer: dtypes, shapes, Graph/Operation/Tensor, op definitions, errors."""

@@ -1,0 +1,385 @@
+"""Ops defined once: `register_op` names an op's inputs, attrs, inference and kernel; `apply_op` runs
+it eagerly or adds it to the default graph.
+
+    register_op("UnsortedSegmentSum",
+                inputs=("data", "segment_ids", "num_segments"),
+                attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
+                infer=_infer_unsorted_segment, kernel=segment.unsorted_sum)
+
+- inputs: names in order; a name ending in "*" takes a list of tensors (AddN, ConcatV2, Pack).
+- attrs: dtype attrs, each taken from the inputs it names (a name or a tuple of names that must
+  share one dtype); `allowed` limits them to some dtypes.
+- defaults: static attrs (transpose_a=False, ...) passed to the kernel as keyword arguments.
+- infer(op, *inputs, **static_attrs): inputs are Tensors (graph) with .dtype, .shape and
+  `tensor_util.constant_value`; returns [TensorSpec(dtype, shape), ...] or raises with
+  `errors.invalid_input(op, name, message)`. Graph building always calls it; eager execution calls it
+  only to explain a kernel failure.
+- kernel(*arrays, **static_attrs) -> array or tuple of arrays (lists for "*" inputs). A kernel with
+  `stateful=True` gets an `ExecState` first (resources of the Session or of eager execution).
+
+The gradient of an op is registered separately by op name (`ops.RegisterGradient`).
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from segflow.eager import context, tape as tape_lib
+from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow.kernels import BadInput
+
+__all__ = ["register_op", "lookup_op", "apply_op", "TensorSpec", "OpDef", "ExecState", "list_ops"]
+
+TensorSpec = namedtuple("TensorSpec", ["dtype", "shape"])
+
+_OPS = {}
+
+_EagerTensor = ops.EagerTensor
+_ndarray = np.ndarray
+_generic = np.generic
+_state = context._state
+
+
+class ExecState:
+    """What a stateful kernel sees: the resources of its Session (or of eager execution) and a key
+    naming the node (None eagerly)."""
+
+    __slots__ = ("resources", "key")
+
+    def __init__(self, resources, key):
+        self.resources = resources
+        self.key = key
+
+
+_EAGER_RESOURCES = {}
+
+
+class _OpStub:
+    """Op type and node name, for error messages raised before the Operation exists."""
+
+    __slots__ = ("type", "name")
+
+    def __init__(self, op_type, name):
+        self.type = op_type
+        self.name = name
+
+
+class _DTypeError(errors.InvalidArgumentError, TypeError):
+    """Wrong input dtype: an InvalidArgumentError that `except TypeError` (TF graph style) also catches."""
+
+
+class OpDef:
+    """One op's definition. Built by `register_op`; read by apply_op, Session and gradients."""
+
+    def __init__(self, name, inputs, attrs, allowed, defaults, infer, kernel, num_outputs,
+                 stateful, constant_value, list_output):
+        self.name = name
+        self.input_names = tuple(n.rstrip("*") for n in inputs)
+        self.list_inputs = tuple(n.endswith("*") for n in inputs)
+        self.has_list_input = any(self.list_inputs)
+        self.defaults = dict(defaults or {})
+        self.infer = infer
+        self.kernel = kernel
+        self.num_outputs = num_outputs
+        self.stateful = stateful
+        self.constant_value = constant_value
+        self.list_output = list_output
+        # attr name -> input positions sharing its dtype
+        self.attr_positions = {}
+        for attr, names in (attrs or {}).items():
+            names = (names,) if isinstance(names, str) else tuple(names)
+            try:
+                self.attr_positions[attr] = tuple(self.input_names.index(n) for n in names)
+            except ValueError:
+                raise ValueError(f"register_op('{name}'): attr '{attr}' names unknown inputs {names}; "
+                                 f"inputs are {self.input_names}") from None
+        self.allowed = {}
+        for attr, types in (allowed or {}).items():
+            if attr not in self.attr_positions:
+                raise ValueError(f"register_op('{name}'): 'allowed' names attr '{attr}' that no input sets")
+            self.allowed[attr] = frozenset(dtypes.as_dtype(t) for t in types)
+        # Precomputed for the eager fast path: (positions, allowed numpy dtypes or None).
+        self._checks = tuple(
+            (pos, frozenset(t.np for t in self.allowed[a]) if a in self.allowed else None, a)
+            for a, pos in self.attr_positions.items())
+        self._fast = not self.has_list_input and not stateful
+
+    def output_count(self, attrs, input_counts):
+        n = self.num_outputs
+        return n(attrs, input_counts) if callable(n) else n
+
+    def __repr__(self):
+        return f"OpDef({self.name!r}, inputs={self.input_names})"
+
+
+def register_op(name, inputs, kernel, infer=None, attrs=None, allowed=None, defaults=None,
+                num_outputs=1, stateful=False, constant_value=None, list_output=False):
+    """Defines op `name` once for eager execution, graph building and the Session.
+
+    Registering a name twice raises KeyError. Returns the OpDef.
+    """
+    if name in _OPS:
+        raise KeyError(f"op '{name}' is already registered ({_OPS[name]!r})")
+    if infer is None:
+        raise ValueError(f"register_op('{name}'): an infer function is required")
+    opdef = OpDef(name, inputs, attrs, allowed, defaults, infer, kernel, num_outputs, stateful,
+                  constant_value, list_output)
+    _OPS[name] = opdef
+    return opdef
+
+
+def lookup_op(name):
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise errors.NotFoundError(None, None, f"Op type not registered '{name}'") from None
+
+
+def list_ops():
+    return sorted(_OPS)
+
+
+# ----------------------------------------------------------------------------------------------
+# apply_op
+
+
+def apply_op(op_type, *inputs, name=None, **attrs):
+    """Runs op `op_type` on `inputs` eagerly, or adds it to the default graph; returns its output
+    tensor (or a list of them when the op has several outputs or a list output)."""
+    try:
+        opdef = _OPS[op_type]
+    except KeyError:
+        raise errors.NotFoundError(None, None, f"Op type not registered '{op_type}'") from None
+    if _state.eager:
+        if opdef._fast:
+            args = []
+            for x in inputs:
+                if type(x) is _EagerTensor:
+                    args.append(x._value)
+                else:
+                    break
+            else:
+                return _run_eager(opdef, inputs, args, attrs, name)
+        tensors = _convert_inputs(opdef, inputs, attrs.pop("_dtype_hints", None))
+        args = [[t._value for t in x] if isinstance(x, list) else x._value for x in tensors]
+        return _run_eager(opdef, tensors, args, attrs, name)
+    return _build_node(opdef, inputs, attrs, name)
+
+
+def _run_eager(opdef, tensors, args, attrs, name):
+    for positions, allowed, attr in opdef._checks:
+        first = args[positions[0]]
+        if opdef.list_inputs[positions[0]]:
+            _check_list_dtypes(opdef, positions, args, name)
+            continue
+        dt = first.dtype
+        for p in positions[1:]:
+            if args[p].dtype != dt:
+                raise _dtype_mismatch(opdef, name, positions[0], p, dt, args[p].dtype)
+        if allowed is not None and dt not in allowed:
+            raise _dtype_not_allowed(opdef, name, positions[0], attr, dt)
+    if opdef.defaults:
+        full = dict(opdef.defaults)
+        full.update(attrs)
+    else:
+        full = attrs
+    try:
+        if opdef.stateful:
+            out = opdef.kernel(ExecState(_EAGER_RESOURCES, None), *args, **full)
+        else:
+            out = opdef.kernel(*args, **full)
+    except errors.OpError:
+        raise
+    except BadInput as e:
+        raise errors.invalid_input(_OpStub(opdef.name, name), e.input_name, e.message) from None
+    except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, MemoryError) as e:
+        raise _explain_failure(opdef, tensors, full, name, e) from None
+    if opdef.num_outputs == 1 and not opdef.list_output:
+        if type(out) is not _ndarray and not isinstance(out, _generic):
+            out = np.asarray(out)
+        result = _EagerTensor(out)
+        if tape_lib._tapes:
+            tape_lib.record(opdef, tensors, (result,), full)
+        return result
+    outs = [o if type(o) is _ndarray or isinstance(o, _generic) else np.asarray(o) for o in out]
+    result = [_EagerTensor(o) for o in outs]
+    if tape_lib._tapes:
+        tape_lib.record(opdef, tensors, result, full)
+    return result
+
+
+def _flat_inputs(opdef, tensors):
+    flat = []
+    for is_list, x in zip(opdef.list_inputs, tensors):
+        if is_list:
+            flat.extend(x)
+        else:
+            flat.append(x)
+    return flat
+
+
+def _check_list_dtypes(opdef, positions, values, name):
+    dts = []
+    for p in positions:
+        v = values[p]
+        dts.extend((p, a.dtype) for a in (v if opdef.list_inputs[p] else [v]))
+    if dts:
+        p0, dt = dts[0]
+        for p, d in dts[1:]:
+            if d != dt:
+                raise _dtype_mismatch(opdef, name, p0, p, dt, d)
+
+
+def _dtype_name(dt):
+    return dt.name if isinstance(dt, dtypes.DType) else dtypes.as_dtype(dt).name
+
+
+def _dtype_mismatch(opdef, name, p0, p, dt0, dt):
+    stub = _OpStub(opdef.name, name)
+    return errors.invalid_input(
+        stub, opdef.input_names[p],
+        f"has dtype {_dtype_name(dt)} that does not match dtype {_dtype_name(dt0)} of input "
+        f"'{opdef.input_names[p0]}'", cls=_DTypeError)
+
+
+def _dtype_not_allowed(opdef, name, p, attr, dt):
+    stub = _OpStub(opdef.name, name)
+    allowed = ", ".join(sorted(t.name for t in opdef.allowed[attr]))
+    return errors.invalid_input(stub, opdef.input_names[p],
+                                f"dtype {_dtype_name(dt)} is not supported (attr {attr}: one of {allowed})",
+                                cls=_DTypeError)
+
+
+def _explain_failure(opdef, tensors, attrs, name, exc):
+    """A kernel raised a NumPy-level error: let inference explain it, else wrap the message."""
+    stub = _OpStub(opdef.name, name)
+    try:
+        opdef.infer(stub, *tensors, **attrs)
+    except errors.OpError as e:
+        return e
+    except Exception:  # inference itself could not cope: fall through to the kernel's message
+        pass
+    return errors.invalid_op(stub, f"{type(exc).__name__}: {exc}")
+
+
+def _convert_inputs(opdef, inputs, hints=None):
+    """Converts inputs to tensors of the current mode, using the dtype of tensor inputs that share an
+    attr as the dtype of plain Python values (1 + t takes t's dtype)."""
+    if len(inputs) != len(opdef.input_names):
+        raise errors.invalid_op(_OpStub(opdef.name, None),
+                                f"takes {len(opdef.input_names)} inputs {opdef.input_names}, got {len(inputs)}")
+    hint_at = [None] * len(inputs)
+    if hints:
+        for p, dt in hints.items():
+            hint_at[p] = dt
+    for positions in opdef.attr_positions.values():
+        found = None
+        for p in positions:
+            x = inputs[p]
+            for item in (x if opdef.list_inputs[p] and isinstance(x, (list, tuple)) else [x]):
+                if isinstance(item, (ops.Tensor, ops.IndexedSlices)) or hasattr(item, "_as_graph_element") \
+                        or hasattr(item, "_dense_var_to_tensor"):
+                    found = item.dtype
+                    break
+                if isinstance(item, (np.ndarray, np.generic)):
+                    found = found or dtypes.from_numpy(item.dtype)
+            if found is not None and isinstance(found, dtypes.DType) and found.base_dtype is found:
+                break
+        if found is not None:
+            found = dtypes.as_dtype(found).base_dtype
+            for p in positions:
+                if hint_at[p] is None:
+                    hint_at[p] = found
+    out = []
+    for p, x in enumerate(inputs):
+        if opdef.list_inputs[p]:
+            if isinstance(x, (ops.Tensor, ops.IndexedSlices)):
+                raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+                                           "expects a list of tensors, got a single tensor")
+            out.append([_to_tensor(opdef, p, item, hint_at[p]) for item in x])
+        else:
+            out.append(_to_tensor(opdef, p, x, hint_at[p]))
+    return out
+
+
+def _to_tensor(opdef, p, x, hint):
+    if isinstance(x, ops.Tensor):
+        if _state.eager and type(x) is not _EagerTensor:
+            raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+                                       f"symbolic tensor {x.name} cannot be used while executing eagerly")
+        return x if _state.eager or type(x) is not _EagerTensor else ops.convert_to_tensor(x)
+    try:
+        if hint is not None and not isinstance(x, (np.ndarray, np.generic, ops.IndexedSlices)):
+            return ops.convert_to_tensor(x, preferred_dtype=hint)
+        return ops.convert_to_tensor(x)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, errors.OpError):
+            raise
+        raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+                                   f"cannot convert {type(x).__name__} to a tensor: {e}") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Graph building
+
+
+def _build_node(opdef, inputs, attrs, name):
+    graph = ops.get_default_graph()
+    tensors = _convert_inputs(opdef, inputs, attrs.pop("_dtype_hints", None))
+    flat = _flat_inputs(opdef, tensors)
+    for t in flat:
+        if isinstance(t, _EagerTensor) or t.graph is not graph:
+            raise ValueError(f"{opdef.name}: input {t!r} is from a different graph than the op being built")
+    node_name = graph.unique_name(name if name else opdef.name)
+    stub = _OpStub(opdef.name, node_name)
+    full_attrs = dict(opdef.defaults)
+    full_attrs.update(attrs)
+    for attr, positions in opdef.attr_positions.items():
+        dts = []
+        for p in positions:
+            dts.extend(t.dtype for t in (tensors[p] if opdef.list_inputs[p] else [tensors[p]]))
+        if not dts:
+            continue
+        for p, d in zip(positions, dts):
+            pass
+        first = dts[0]
+        for d in dts[1:]:
+            if d != first:
+                bad = next(p for p in positions
+                           if any(t.dtype != first for t in (tensors[p] if opdef.list_inputs[p] else [tensors[p]])))
+                raise _dtype_mismatch(opdef, node_name, positions[0], bad, first, d)
+        if attr in opdef.allowed and first not in opdef.allowed[attr]:
+            raise _dtype_not_allowed(opdef, node_name, positions[0], attr, first)
+    specs = opdef.infer(stub, *tensors, **full_attrs)
+    output_specs = [(dtypes.as_dtype(s[0]), tensor_shape.as_shape(s[1])) for s in specs]
+    input_counts = tuple(len(x) for x, is_list in zip(tensors, opdef.list_inputs) if is_list) or None
+    all_attrs = dict(full_attrs)
+    for attr, positions in opdef.attr_positions.items():
+        p = positions[0]
+        x = tensors[p]
+        if opdef.list_inputs[p]:
+            if x:
+                all_attrs[attr] = x[0].dtype
+            all_attrs.setdefault("N", len(x))
+        else:
+            all_attrs[attr] = x.dtype
+    op = graph._create_op(opdef.name, node_name, flat, all_attrs, output_specs, opdef, input_counts)
+    op._kernel_attrs = full_attrs
+    if opdef.num_outputs == 1 and not opdef.list_output:
+        return op.outputs[0]
+    return list(op.outputs)
+
+
+def regroup_inputs(opdef, flat, input_counts):
+    """Flat input values -> the kernel's argument list (lists for "*" inputs)."""
+    if not opdef.has_list_input:
+        return list(flat)
+    args, i, counts = [], 0, iter(input_counts or ())
+    for is_list in opdef.list_inputs:
+        if is_list:
+            n = next(counts)
+            args.append(list(flat[i:i + n]))
+            i += n
+        else:
+            args.append(flat[i])
+            i += 1
+    return args

@@ -1,0 +1,2 @@
+"""TensorFlow's `array_grad` module name: importing it registers the array families' gradients."""
+from segflow.ops import gather_grad, join_grad, shape_grad  # noqa: F401

@@ -1,0 +1,304 @@
+"""Gradients of the elementwise ops in cwise_ops.py. Complex gradients conjugate (TF's convention:
+the gradient of a real loss w.r.t. z is dL/d(conj z))."""
+from segflow.framework import ops
+from segflow.ops import cwise_ops as cw
+from segflow.ops import shape_ops
+
+_Eager = ops.EagerTensor
+
+
+def _unbroadcast(grad, x):
+    """`grad` (of the broadcast shape) summed back to the shape of input `x`."""
+    if type(grad) is _Eager and type(x) is _Eager:
+        if grad._value.shape == x._value.shape:
+            return grad
+    else:
+        gs, xs = grad.shape, x.shape
+        if gs.is_fully_defined() and xs.is_fully_defined() and gs.as_list() == xs.as_list():
+            return grad
+    return cw.sum_to_shape(grad, shape_ops.shape(x))
+
+
+@ops.RegisterGradient("AddV2")
+def _add_grad(op, grad):
+    x, y = op.inputs
+    return _unbroadcast(grad, x), _unbroadcast(grad, y)
+
+
+@ops.RegisterGradient("Sub")
+def _sub_grad(op, grad):
+    x, y = op.inputs
+    return _unbroadcast(grad, x), _unbroadcast(cw.negative(grad), y)
+
+
+@ops.RegisterGradient("Mul")
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    return (_unbroadcast(cw.multiply(grad, cw.conj(y)), x),
+            _unbroadcast(cw.multiply(cw.conj(x), grad), y))
+
+
+@ops.RegisterGradient("RealDiv")
+def _real_div_grad(op, grad):
+    x, y = op.inputs
+    cx, cy = cw.conj(x), cw.conj(y)
+    return (_unbroadcast(cw.realdiv(grad, cy), x),
+            _unbroadcast(cw.multiply(grad, cw.realdiv(cw.realdiv(cw.negative(cx), cy), cy)), y))
+
+
+@ops.RegisterGradient("Div")
+def _div_grad(op, grad):
+    x, y = op.inputs
+    cx, cy = cw.conj(x), cw.conj(y)
+    return (_unbroadcast(cw.div(grad, cy), x),
+            _unbroadcast(cw.multiply(grad, cw.div(cw.div(cw.negative(cx), cy), cy)), y))
+
+
+@ops.RegisterGradient("DivNoNan")
+def _div_no_nan_grad(op, grad):
+    x, y = op.inputs
+    return (_unbroadcast(cw.div_no_nan(grad, y), x),
+            _unbroadcast(cw.multiply(grad, cw.div_no_nan(cw.div_no_nan(cw.negative(x), y), y)), y))
+
+
+@ops.RegisterGradient("Pow")
+def _pow_grad(op, grad):
+    # d(x^y)/dx = y x^(y-1); d(x^y)/dy = x^y log(x), taken as 0 where x <= 0 (real) or x == 0.
+    x, y = op.inputs
+    z = op.outputs[0]
+    cx, cy, cz = cw.conj(x), cw.conj(y), cw.conj(z)
+    gx = cw.multiply(grad, cw.multiply(cy, cw.pow(cx, cw.subtract(cy, cw.cast(1, y.dtype)))))
+    zero = shape_ops.zeros_like(x)
+    if x.dtype.is_complex:
+        safe = cw.not_equal(x, zero)
+    else:
+        safe = cw.greater(x, zero)
+    log_x = cw.where(safe, cw.log(cw.where(safe, cx, shape_ops.ones_like(x))), zero)
+    gy = cw.multiply(grad, cw.multiply(cz, log_x))
+    return _unbroadcast(gx, x), _unbroadcast(gy, y)
+
+
+def _select_mask_grad(op, grad, pick_x):
+    x, y = op.inputs
+    mask = cw.equal(x, op.outputs[0]) if pick_x else cw.not_equal(x, op.outputs[0])
+    zeros = shape_ops.zeros_like(grad)
+    gx = cw.where(mask, grad, zeros)
+    gy = cw.where(mask, zeros, grad)
+    return _unbroadcast(gx, x), _unbroadcast(gy, y)
+
+
+@ops.RegisterGradient("Maximum")
+def _maximum_grad(op, grad):
+    # Ties send the gradient to x (TF's rule: x >= y).
+    x, y = op.inputs
+    mask = cw.greater_equal(x, y)
+    zeros = shape_ops.zeros_like(grad)
+    return _unbroadcast(cw.where(mask, grad, zeros), x), _unbroadcast(cw.where(mask, zeros, grad), y)
+
+
+@ops.RegisterGradient("Minimum")
+def _minimum_grad(op, grad):
+    x, y = op.inputs
+    mask = cw.less_equal(x, y)
+    zeros = shape_ops.zeros_like(grad)
+    return _unbroadcast(cw.where(mask, grad, zeros), x), _unbroadcast(cw.where(mask, zeros, grad), y)
+
+
+@ops.RegisterGradient("SquaredDifference")
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    d = cw.multiply(cw.multiply(grad, cw.cast(2, grad.dtype)), cw.conj(cw.subtract(x, y)))
+    return _unbroadcast(d, x), _unbroadcast(cw.negative(d), y)
+
+
+@ops.RegisterGradient("FloorDiv")
+def _floor_div_grad(op, grad):
+    return None, None
+
+
+@ops.RegisterGradient("FloorMod")
+def _floor_mod_grad(op, grad):
+    x, y = op.inputs
+    q = cw.floordiv(x, y)
+    return _unbroadcast(grad, x), _unbroadcast(cw.multiply(grad, cw.negative(q)), y)
+
+
+@ops.RegisterGradient("Neg")
+def _neg_grad(op, grad):
+    return cw.negative(grad)
+
+
+@ops.RegisterGradient("Abs")
+def _abs_grad(op, grad):
+    return cw.multiply(grad, cw.sign(op.inputs[0]))
+
+
+@ops.RegisterGradient("ComplexAbs")
+def _complex_abs_grad(op, grad):
+    x = op.inputs[0]
+    y = op.outputs[0]
+    g = cw.complex(grad, shape_ops.zeros_like(grad))
+    ratio = cw.div_no_nan(x, cw.complex(y, shape_ops.zeros_like(y)))
+    return cw.multiply(g, ratio)
+
+
+@ops.RegisterGradient("Square")
+def _square_grad(op, grad):
+    x = op.inputs[0]
+    return cw.multiply(grad, cw.multiply(cw.cast(2, x.dtype), cw.conj(x)))
+
+
+@ops.RegisterGradient("Sqrt")
+def _sqrt_grad(op, grad):
+    y = op.outputs[0]
+    return cw.realdiv(cw.multiply(grad, cw.cast(0.5, y.dtype)), cw.conj(y))
+
+
+@ops.RegisterGradient("Rsqrt")
+def _rsqrt_grad(op, grad):
+    # d/dx x^-1/2 = -1/2 y^3
+    y = op.outputs[0]
+    cy = cw.conj(y)
+    return cw.multiply(grad, cw.multiply(cw.cast(-0.5, y.dtype), cw.multiply(cy, cw.multiply(cy, cy))))
+
+
+@ops.RegisterGradient("Exp")
+def _exp_grad(op, grad):
+    return cw.multiply(grad, cw.conj(op.outputs[0]))
+
+
+@ops.RegisterGradient("Expm1")
+def _expm1_grad(op, grad):
+    return cw.multiply(grad, cw.conj(cw.exp(op.inputs[0])))
+
+
+@ops.RegisterGradient("Log")
+def _log_grad(op, grad):
+    return cw.realdiv(grad, cw.conj(op.inputs[0]))
+
+
+@ops.RegisterGradient("Log1p")
+def _log1p_grad(op, grad):
+    x = op.inputs[0]
+    return cw.realdiv(grad, cw.conj(cw.add(x, cw.cast(1, x.dtype))))
+
+
+@ops.RegisterGradient("Sin")
+def _sin_grad(op, grad):
+    return cw.multiply(grad, cw.conj(cw.cos(op.inputs[0])))
+
+
+@ops.RegisterGradient("Cos")
+def _cos_grad(op, grad):
+    return cw.multiply(grad, cw.negative(cw.conj(cw.sin(op.inputs[0]))))
+
+
+@ops.RegisterGradient("Tan")
+def _tan_grad(op, grad):
+    c = cw.conj(cw.cos(op.inputs[0]))
+    return cw.realdiv(grad, cw.multiply(c, c))
+
+
+@ops.RegisterGradient("Asin")
+def _asin_grad(op, grad):
+    x = cw.conj(op.inputs[0])
+    return cw.multiply(grad, cw.rsqrt(cw.subtract(cw.cast(1, x.dtype), cw.square(x))))
+
+
+@ops.RegisterGradient("Acos")
+def _acos_grad(op, grad):
+    x = cw.conj(op.inputs[0])
+    return cw.negative(cw.multiply(grad, cw.rsqrt(cw.subtract(cw.cast(1, x.dtype), cw.square(x)))))
+
+
+@ops.RegisterGradient("Atan")
+def _atan_grad(op, grad):
+    x = cw.conj(op.inputs[0])
+    return cw.realdiv(grad, cw.add(cw.cast(1, x.dtype), cw.square(x)))
+
+
+@ops.RegisterGradient("Sinh")
+def _sinh_grad(op, grad):
+    return cw.multiply(grad, cw.conj(cw.cosh(op.inputs[0])))
+
+
+@ops.RegisterGradient("Cosh")
+def _cosh_grad(op, grad):
+    return cw.multiply(grad, cw.conj(cw.sinh(op.inputs[0])))
+
+
+@ops.RegisterGradient("Tanh")
+def _tanh_grad(op, grad):
+    y = cw.conj(op.outputs[0])
+    return cw.multiply(grad, cw.subtract(cw.cast(1, y.dtype), cw.multiply(y, y)))
+
+
+@ops.RegisterGradient("Sigmoid")
+def _sigmoid_grad(op, grad):
+    y = cw.conj(op.outputs[0])
+    return cw.multiply(grad, cw.multiply(y, cw.subtract(cw.cast(1, y.dtype), y)))
+
+
+@ops.RegisterGradient("Softplus")
+def _softplus_grad(op, grad):
+    return cw.multiply(grad, cw.sigmoid(op.inputs[0]))
+
+
+@ops.RegisterGradient("Erf")
+def _erf_grad(op, grad):
+    x = op.inputs[0]
+    two_over_root_pi = cw.cast(1.1283791670955126, x.dtype)
+    return cw.multiply(grad, cw.multiply(two_over_root_pi, cw.exp(cw.negative(cw.square(x)))))
+
+
+@ops.RegisterGradient("Reciprocal")
+def _reciprocal_grad(op, grad):
+    y = cw.conj(op.outputs[0])
+    return cw.multiply(grad, cw.negative(cw.multiply(y, y)))
+
+
+@ops.RegisterGradient("SelectV2")
+def _select_grad(op, grad):
+    c, x, y = op.inputs
+    zeros = shape_ops.zeros_like(grad)
+    return None, _unbroadcast(cw.where(c, grad, zeros), x), _unbroadcast(cw.where(c, zeros, grad), y)
+
+
+@ops.RegisterGradient("Cast")
+def _cast_grad(op, grad):
+    src = op.inputs[0].dtype
+    if (src.is_floating or src.is_complex) and (grad.dtype.is_floating or grad.dtype.is_complex):
+        return cw.cast(grad, src)
+    return None
+
+
+@ops.RegisterGradient("Conj")
+def _conj_grad(op, grad):
+    return cw.conj(grad)
+
+
+@ops.RegisterGradient("Real")
+def _real_grad(op, grad):
+    return cw.complex(grad, shape_ops.zeros_like(grad))
+
+
+@ops.RegisterGradient("Imag")
+def _imag_grad(op, grad):
+    return cw.complex(shape_ops.zeros_like(grad), grad)
+
+
+@ops.RegisterGradient("Complex")
+def _complex_grad(op, grad):
+    x, y = op.inputs
+    return _unbroadcast(cw.real(grad), x), _unbroadcast(cw.imag(grad), y)
+
+
+@ops.RegisterGradient("SumToShape")
+def _sum_to_shape_grad(op, grad):
+    return shape_ops.broadcast_to(grad, shape_ops.shape(op.inputs[0])), None
+
+
+for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
+           "LogicalXor", "LogicalNot", "Sign", "Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "Where",
+           "TruncateDiv", "Angle"):
+    ops.NotDifferentiable(_t)

@@ -1,0 +1,515 @@
+"""Elementwise ops: unary and binary math with NumPy broadcasting, comparisons, logic, cast.
+
+Each op is one `register_op` call; `_unary` and `_binary` build the common ones. Gradients are in
+cwise_grad.py. TensorFlow does not promote dtypes: both inputs of a binary op share one dtype, and a
+Python number takes the dtype of the tensor beside it (`t + 1`).
+"""
+import numpy as np
+
+from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow.framework.op_def import TensorSpec, apply_op, register_op
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "truediv", "realdiv", "div", "div_no_nan", "floordiv",
+    "floor_div", "mod", "floormod", "truncatediv", "pow", "negative", "abs", "sign", "sqrt", "rsqrt",
+    "square", "exp", "expm1", "log", "log1p", "sin", "cos", "tan", "tanh", "sigmoid", "reciprocal",
+    "maximum", "minimum", "squared_difference", "equal", "not_equal", "less", "less_equal", "greater",
+    "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "where", "where_v2",
+    "select", "cast", "to_float", "to_double", "to_int32", "to_int64", "conj", "real", "imag", "angle",
+    "floor", "ceil", "round", "is_nan", "is_inf", "is_finite", "sum_to_shape", "erf", "atan", "asin",
+    "acos", "sinh", "cosh", "softplus", "scalar_mul", "add_v2", "neg", "sub", "mul",
+]
+
+_FLOAT = dtypes.FLOATING
+_FLOAT_COMPLEX = dtypes.FLOATING + dtypes.COMPLEX
+_NUMERIC = dtypes.NUMERIC
+_REAL = dtypes.REAL_NUMERIC
+_SIGNED_NUMERIC = tuple(t for t in dtypes.NUMERIC if not t.is_unsigned)
+
+
+def _infer_unary(op, x, **attrs):
+    return [TensorSpec(x.dtype, x.shape)]
+
+
+def _infer_binary(op, x, y, **attrs):
+    try:
+        shape = tensor_shape.broadcast_shape(x.shape, y.shape)
+    except ValueError:
+        raise errors.invalid_input(op, "y", f"shape {y.shape} does not broadcast with shape {x.shape} of 'x'") \
+            from None
+    return [TensorSpec(x.dtype, shape)]
+
+
+def _infer_compare(op, x, y, **attrs):
+    return [TensorSpec(dtypes.bool, _infer_binary(op, x, y)[0].shape)]
+
+
+def _unary(name, kernel, allowed=_NUMERIC):
+    register_op(name, inputs=("x",), attrs={"T": "x"}, allowed={"T": allowed}, infer=_infer_unary, kernel=kernel)
+
+
+def _binary(name, kernel, allowed=_NUMERIC, infer=_infer_binary):
+    register_op(name, inputs=("x", "y"), attrs={"T": ("x", "y")}, allowed={"T": allowed}, infer=infer,
+                kernel=kernel)
+
+
+def _quiet(fn):
+    """Runs `fn` with NumPy's float warnings off: division by zero gives inf/nan as in TF."""
+    def kernel(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    return kernel
+
+
+def _int_div_check(fn):
+    def kernel(x, y):
+        if x.dtype.kind in "iu" and np.any(y == 0):
+            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        with np.errstate(all="ignore"):
+            return fn(x, y)
+    return kernel
+
+
+# -- binary arithmetic
+_binary("AddV2", np.add)
+_binary("Sub", np.subtract)
+_binary("Mul", np.multiply)
+_binary("RealDiv", _quiet(np.true_divide), allowed=_FLOAT_COMPLEX)
+_binary("Div", _int_div_check(lambda x, y: np.floor_divide(x, y) if x.dtype.kind in "iu" else np.true_divide(x, y)))
+_binary("DivNoNan", _quiet(lambda x, y: np.where(y == 0, np.zeros((), x.dtype), np.true_divide(x, np.where(y == 0, np.ones((), y.dtype), y))).astype(x.dtype, copy=False)),
+        allowed=_FLOAT_COMPLEX)
+_binary("FloorDiv", _int_div_check(np.floor_divide), allowed=_REAL)
+_binary("FloorMod", _int_div_check(np.mod), allowed=_REAL)
+_binary("TruncateDiv", _int_div_check(lambda x, y: np.trunc(np.true_divide(x, y)).astype(x.dtype) if x.dtype.kind == "f"
+                                      else (np.abs(x) // np.abs(y)) * np.sign(x) * np.sign(y)), allowed=_REAL)
+_binary("Pow", _quiet(np.power))
+_binary("Maximum", np.maximum, allowed=_REAL)
+_binary("Minimum", np.minimum, allowed=_REAL)
+_binary("SquaredDifference", lambda x, y: np.square(x - y) if x.dtype.kind != "c" else (x - y) * np.conj(x - y))
+
+# -- comparisons and logic
+_binary("Equal", np.equal, allowed=dtypes.ALL, infer=_infer_compare)
+_binary("NotEqual", np.not_equal, allowed=dtypes.ALL, infer=_infer_compare)
+_binary("Less", np.less, allowed=_REAL, infer=_infer_compare)
+_binary("LessEqual", np.less_equal, allowed=_REAL, infer=_infer_compare)
+_binary("Greater", np.greater, allowed=_REAL, infer=_infer_compare)
+_binary("GreaterEqual", np.greater_equal, allowed=_REAL, infer=_infer_compare)
+_binary("LogicalAnd", np.logical_and, allowed=(dtypes.bool,))
+_binary("LogicalOr", np.logical_or, allowed=(dtypes.bool,))
+_binary("LogicalXor", np.logical_xor, allowed=(dtypes.bool,))
+_unary("LogicalNot", np.logical_not, allowed=(dtypes.bool,))
+
+# -- unary math
+_unary("Neg", np.negative, allowed=_SIGNED_NUMERIC + tuple(t for t in dtypes.INTEGER if t.is_unsigned))
+_unary("Abs", np.abs, allowed=_REAL)
+_unary("Sign", np.sign)
+_unary("Sqrt", _quiet(np.sqrt), allowed=_FLOAT_COMPLEX)
+_unary("Rsqrt", _quiet(lambda x: np.reciprocal(np.sqrt(x))), allowed=_FLOAT_COMPLEX)
+_unary("Square", np.square)
+_unary("Exp", _quiet(np.exp), allowed=_FLOAT_COMPLEX)
+_unary("Expm1", _quiet(np.expm1), allowed=_FLOAT_COMPLEX)
+_unary("Log", _quiet(np.log), allowed=_FLOAT_COMPLEX)
+_unary("Log1p", _quiet(np.log1p), allowed=_FLOAT_COMPLEX)
+_unary("Sin", np.sin, allowed=_FLOAT_COMPLEX)
+_unary("Cos", np.cos, allowed=_FLOAT_COMPLEX)
+_unary("Tan", _quiet(np.tan), allowed=_FLOAT_COMPLEX)
+_unary("Asin", _quiet(np.arcsin), allowed=_FLOAT_COMPLEX)
+_unary("Acos", _quiet(np.arccos), allowed=_FLOAT_COMPLEX)
+_unary("Atan", np.arctan, allowed=_FLOAT_COMPLEX)
+_unary("Sinh", _quiet(np.sinh), allowed=_FLOAT_COMPLEX)
+_unary("Cosh", _quiet(np.cosh), allowed=_FLOAT_COMPLEX)
+_unary("Tanh", np.tanh, allowed=_FLOAT_COMPLEX)
+_unary("Reciprocal", _quiet(np.reciprocal), allowed=_FLOAT_COMPLEX)
+_unary("Floor", np.floor, allowed=_FLOAT)
+_unary("Ceil", np.ceil, allowed=_FLOAT)
+_unary("Round", np.round, allowed=_REAL)
+
+
+def _sigmoid(x):
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+
+
+def _softplus(x):
+    with np.errstate(over="ignore"):
+        return np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype, copy=False)
+
+
+def _erf(x):
+    import math
+    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+_unary("Sigmoid", _sigmoid, allowed=_FLOAT_COMPLEX)
+_unary("Softplus", _softplus, allowed=_FLOAT)
+_unary("Erf", _erf, allowed=_FLOAT)
+
+
+def _infer_predicate(op, x):
+    return [TensorSpec(dtypes.bool, x.shape)]
+
+
+for _name, _fn in (("IsNan", np.isnan), ("IsInf", np.isinf), ("IsFinite", np.isfinite)):
+    register_op(_name, inputs=("x",), attrs={"T": "x"}, allowed={"T": _FLOAT}, infer=_infer_predicate, kernel=_fn)
+
+
+# -- complex parts
+def _infer_to_real(op, x, **attrs):
+    return [TensorSpec(x.dtype.real_dtype, x.shape)]
+
+
+def _infer_complex(op, real, imag, **attrs):
+    out = dtypes.complex64 if real.dtype == dtypes.float32 else dtypes.complex128
+    return [TensorSpec(out, tensor_shape.broadcast_shape(real.shape, imag.shape))]
+
+
+register_op("Conj", inputs=("input",), attrs={"T": "input"}, infer=_infer_unary, kernel=np.conj)
+register_op("Real", inputs=("input",), attrs={"T": "input"}, infer=_infer_to_real,
+            kernel=lambda x: np.real(x).copy() if x.dtype.kind == "c" else x)
+register_op("Imag", inputs=("input",), attrs={"T": "input"}, infer=_infer_to_real,
+            kernel=lambda x: np.imag(x).copy() if x.dtype.kind == "c" else np.zeros_like(x))
+register_op("Angle", inputs=("input",), attrs={"T": "input"}, infer=_infer_to_real,
+            kernel=lambda x: np.angle(x).astype(np.real(x).dtype))
+register_op("Complex", inputs=("real", "imag"), attrs={"T": ("real", "imag")}, allowed={"T": (dtypes.float32, dtypes.float64)},
+            infer=_infer_complex,
+            kernel=lambda r, i: (r + 1j * i).astype(np.complex64 if r.dtype == np.float32 else np.complex128))
+
+
+# -- select
+def _infer_select(op, condition, x, y):
+    if condition.dtype != dtypes.bool:
+        raise errors.invalid_input(op, "condition", f"must be bool, not {condition.dtype.name}")
+    try:
+        shape = tensor_shape.broadcast_shape(condition.shape, tensor_shape.broadcast_shape(x.shape, y.shape))
+    except ValueError as e:
+        raise errors.invalid_input(op, "x", str(e)) from None
+    return [TensorSpec(x.dtype, shape)]
+
+
+register_op("SelectV2", inputs=("condition", "x", "y"), attrs={"T": ("x", "y")}, infer=_infer_select,
+            kernel=lambda c, x, y: np.where(c, x, y))
+
+
+# -- cast
+def _infer_cast(op, x, DstT, Truncate=False):
+    return [TensorSpec(DstT, x.shape)]
+
+
+def _cast_kernel(x, DstT, Truncate=False):
+    target = DstT.np
+    if x.dtype == target:
+        return x
+    if x.dtype.kind == "c" and target.kind != "c":
+        x = x.real
+    with np.errstate(invalid="ignore", over="ignore"):
+        return x.astype(target)
+
+
+register_op("Cast", inputs=("x",), attrs={"SrcT": "x"}, infer=_infer_cast, kernel=_cast_kernel,
+            defaults={"DstT": None, "Truncate": False})
+
+
+# -- sum to shape: reduces a broadcast gradient back to an input's shape
+def _infer_sum_to_shape(op, x, shape):
+    from segflow.framework import tensor_util
+    return [TensorSpec(x.dtype, tensor_util.constant_value_as_shape(shape))]
+
+
+def _sum_to_shape_kernel(x, shape):
+    shape = tuple(int(d) for d in shape)
+    if x.shape == shape:
+        return x
+    lead = x.ndim - len(shape)
+    if lead < 0:
+        raise ValueError(f"cannot reduce shape {x.shape} to the longer shape {shape}")
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and x.shape[lead + i] != 1)
+    return np.sum(x, axis=axes, dtype=x.dtype).reshape(shape)
+
+
+register_op("SumToShape", inputs=("x", "shape"), attrs={"T": "x", "Tshape": "shape"},
+            allowed={"Tshape": (dtypes.int32, dtypes.int64)}, infer=_infer_sum_to_shape, kernel=_sum_to_shape_kernel)
+
+
+# ----------------------------------------------------------------------------------------------
+# Public functions
+
+
+def add(x, y, name=None):
+    """x + y elementwise, with broadcasting."""
+    return apply_op("AddV2", x, y, name=name)
+
+
+add_v2 = add
+
+
+def subtract(x, y, name=None):
+    return apply_op("Sub", x, y, name=name)
+
+
+sub = subtract
+
+
+def multiply(x, y, name=None):
+    return apply_op("Mul", x, y, name=name)
+
+
+mul = multiply
+
+
+def scalar_mul(scalar, x, name=None):
+    if isinstance(x, ops.IndexedSlices):
+        return ops.IndexedSlices(multiply(scalar, x.values, name=name), x.indices, x.dense_shape)
+    return multiply(scalar, x, name=name)
+
+
+def realdiv(x, y, name=None):
+    return apply_op("RealDiv", x, y, name=name)
+
+
+def _as_tensors(x, y):
+    if not isinstance(x, ops.Tensor):
+        x = ops.convert_to_tensor(x, preferred_dtype=getattr(y, "dtype", None))
+    if not isinstance(y, ops.Tensor):
+        y = ops.convert_to_tensor(y, dtype_hint=x.dtype)
+    return x, y
+
+
+def truediv(x, y, name=None):
+    """x / y; integer inputs are cast to float first (int8/int16 -> float32, int32/int64 -> float64)."""
+    x, y = _as_tensors(x, y)
+    if x.dtype.is_integer:
+        target = dtypes.float32 if x.dtype.size <= 2 else dtypes.float64
+        x, y = cast(x, target), cast(y, target)
+    return apply_op("RealDiv", x, y, name=name)
+
+
+def divide(x, y, name=None):
+    """x / y elementwise (integers are divided as floats, like Python 3)."""
+    return truediv(x, y, name=name)
+
+
+def div(x, y, name=None):
+    """TF1 `div`: floor division for integers, true division for floats."""
+    return apply_op("Div", x, y, name=name)
+
+
+def div_no_nan(x, y, name=None):
+    """x / y, with 0 where y == 0."""
+    return apply_op("DivNoNan", x, y, name=name)
+
+
+def floordiv(x, y, name=None):
+    return apply_op("FloorDiv", x, y, name=name)
+
+
+floor_div = floordiv
+
+
+def floormod(x, y, name=None):
+    return apply_op("FloorMod", x, y, name=name)
+
+
+mod = floormod
+
+
+def truncatediv(x, y, name=None):
+    return apply_op("TruncateDiv", x, y, name=name)
+
+
+def pow(x, y, name=None):
+    return apply_op("Pow", x, y, name=name)
+
+
+def negative(x, name=None):
+    return apply_op("Neg", x, name=name)
+
+
+neg = negative
+
+
+def abs(x, name=None):
+    """|x|; for complex x the modulus (a real tensor)."""
+    x = ops.convert_to_tensor(x) if not isinstance(x, ops.Tensor) else x
+    if x.dtype.is_complex:
+        return apply_op("ComplexAbs", x, name=name)
+    return apply_op("Abs", x, name=name)
+
+
+def _infer_complex_abs(op, x):
+    return [TensorSpec(x.dtype.real_dtype, x.shape)]
+
+
+register_op("ComplexAbs", inputs=("x",), attrs={"T": "x"}, allowed={"T": dtypes.COMPLEX},
+            infer=_infer_complex_abs, kernel=np.abs)
+
+
+def _unary_fn(op_type, doc):
+    def fn(x, name=None):
+        return apply_op(op_type, x, name=name)
+    fn.__doc__ = doc
+    return fn
+
+
+sign = _unary_fn("Sign", "-1, 0 or 1 by the sign of x (x/|x| for complex).")
+sqrt = _unary_fn("Sqrt", "Square root.")
+rsqrt = _unary_fn("Rsqrt", "1 / sqrt(x).")
+square = _unary_fn("Square", "x * x.")
+exp = _unary_fn("Exp", "e ** x.")
+expm1 = _unary_fn("Expm1", "e ** x - 1, accurate near 0.")
+log = _unary_fn("Log", "Natural logarithm.")
+log1p = _unary_fn("Log1p", "log(1 + x), accurate near 0.")
+sin = _unary_fn("Sin", "Sine.")
+cos = _unary_fn("Cos", "Cosine.")
+tan = _unary_fn("Tan", "Tangent.")
+asin = _unary_fn("Asin", "Arcsine.")
+acos = _unary_fn("Acos", "Arccosine.")
+atan = _unary_fn("Atan", "Arctangent.")
+sinh = _unary_fn("Sinh", "Hyperbolic sine.")
+cosh = _unary_fn("Cosh", "Hyperbolic cosine.")
+tanh = _unary_fn("Tanh", "Hyperbolic tangent.")
+sigmoid = _unary_fn("Sigmoid", "1 / (1 + exp(-x)).")
+softplus = _unary_fn("Softplus", "log(1 + exp(x)).")
+erf = _unary_fn("Erf", "The error function.")
+reciprocal = _unary_fn("Reciprocal", "1 / x.")
+floor = _unary_fn("Floor", "Largest integer not greater than x.")
+ceil = _unary_fn("Ceil", "Smallest integer not less than x.")
+round = _unary_fn("Round", "Round half to even.")
+is_nan = _unary_fn("IsNan", "True where x is NaN.")
+is_inf = _unary_fn("IsInf", "True where x is +-inf.")
+is_finite = _unary_fn("IsFinite", "True where x is finite.")
+logical_not = _unary_fn("LogicalNot", "Elementwise NOT of a bool tensor.")
+
+
+def _binary_fn(op_type, doc):
+    def fn(x, y, name=None):
+        return apply_op(op_type, x, y, name=name)
+    fn.__doc__ = doc
+    return fn
+
+
+maximum = _binary_fn("Maximum", "Elementwise max(x, y), with broadcasting.")
+minimum = _binary_fn("Minimum", "Elementwise min(x, y), with broadcasting.")
+squared_difference = _binary_fn("SquaredDifference", "(x - y) * conj(x - y).")
+equal = _binary_fn("Equal", "x == y elementwise (bool).")
+not_equal = _binary_fn("NotEqual", "x != y elementwise (bool).")
+less = _binary_fn("Less", "x < y elementwise (bool).")
+less_equal = _binary_fn("LessEqual", "x <= y elementwise (bool).")
+greater = _binary_fn("Greater", "x > y elementwise (bool).")
+greater_equal = _binary_fn("GreaterEqual", "x >= y elementwise (bool).")
+logical_and = _binary_fn("LogicalAnd", "Elementwise AND of bool tensors.")
+logical_or = _binary_fn("LogicalOr", "Elementwise OR of bool tensors.")
+logical_xor = _binary_fn("LogicalXor", "Elementwise XOR of bool tensors.")
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """Picks x where `condition` is true, else y (broadcasting all three). With only `condition`,
+    the coordinates of its true elements (int64, shape [n, rank])."""
+    if x is None and y is None:
+        return apply_op("Where", condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be given, or neither")
+    return apply_op("SelectV2", condition, x, y, name=name)
+
+
+def where(condition, x=None, y=None, name=None):
+    return where_v2(condition, x, y, name=name)
+
+
+def select(condition, x, y, name=None):
+    return apply_op("SelectV2", condition, x, y, name=name)
+
+
+def _infer_where(op, condition):
+    return [TensorSpec(dtypes.int64, (None, condition.shape.rank))]
+
+
+register_op("Where", inputs=("condition",), attrs={"T": "condition"}, infer=_infer_where,
+            kernel=lambda c: np.argwhere(c).astype(np.int64))
+
+
+def cast(x, dtype, name=None):
+    """`x` converted to `dtype` (complex -> real keeps the real part; IndexedSlices stay sparse)."""
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(x, ops.IndexedSlices):
+        return ops.IndexedSlices(cast(x.values, dtype, name=name), x.indices, x.dense_shape)
+    if not isinstance(x, ops.Tensor):
+        x = ops.convert_to_tensor(x, preferred_dtype=dtype)
+    if x.dtype == dtype:
+        return x
+    return apply_op("Cast", x, DstT=dtype, name=name)
+
+
+def to_float(x, name="ToFloat"):
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_double(x, name="ToDouble"):
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    return cast(x, dtypes.int64, name=name)
+
+
+def conj(x, name=None):
+    """Complex conjugate; the identity for real tensors."""
+    if not isinstance(x, ops.Tensor):
+        x = ops.convert_to_tensor(x)
+    if not x.dtype.is_complex:
+        return x
+    return apply_op("Conj", x, name=name)
+
+
+def real(input, name=None):
+    if not isinstance(input, ops.Tensor):
+        input = ops.convert_to_tensor(input)
+    if not input.dtype.is_complex:
+        return input
+    return apply_op("Real", input, name=name)
+
+
+def imag(input, name=None):
+    if not isinstance(input, ops.Tensor):
+        input = ops.convert_to_tensor(input)
+    return apply_op("Imag", input, name=name)
+
+
+def angle(input, name=None):
+    return apply_op("Angle", input, name=name)
+
+
+def complex(real, imag, name=None):
+    return apply_op("Complex", real, imag, name=name)
+
+
+def sum_to_shape(x, shape, name=None):
+    """Sums `x` over the axes along which `shape` was broadcast to x's shape (a gradient helper)."""
+    return apply_op("SumToShape", x, shape, name=name)
+
+
+# ----------------------------------------------------------------------------------------------
+# Operators on Tensor
+
+
+def _r(fn):
+    def reflected(y, x):
+        return fn(x, y)
+    return reflected
+
+
+for _op_name, _fn in (("__add__", add), ("__sub__", subtract), ("__mul__", multiply),
+                      ("__truediv__", truediv), ("__floordiv__", floordiv), ("__mod__", floormod),
+                      ("__pow__", pow), ("__and__", logical_and), ("__or__", logical_or),
+                      ("__xor__", logical_xor)):
+    ops.Tensor._override_operator(_op_name, _fn)
+    ops.Tensor._override_operator("__r" + _op_name[2:], _r(_fn))
+for _op_name, _fn in (("__lt__", less), ("__le__", less_equal), ("__gt__", greater), ("__ge__", greater_equal)):
+    ops.Tensor._override_operator(_op_name, _fn)
+ops.Tensor._override_operator("__neg__", negative)
+ops.Tensor._override_operator("__abs__", abs)
+ops.Tensor._override_operator("__invert__", logical_not)

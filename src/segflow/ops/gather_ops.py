@@ -1,0 +1,128 @@
+"""Row selection: gather (any axis, batch_dims) and gather_nd. Gradients in gather_grad.py
+(the axis-0 gradient of gather is an IndexedSlices)."""
+import numpy as np
+
+from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
+from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput, index_text
+
+__all__ = ["gather", "gather_v2", "gather_nd", "batch_gather"]
+
+_INDEX = (dtypes.int32, dtypes.int64)
+
+
+def _infer_gather(op, params, indices, axis, batch_dims=0):
+    if indices.dtype not in _INDEX:
+        raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
+    a = tensor_util.constant_value(axis)
+    if a is None or params.shape.rank is None or indices.shape.rank is None:
+        return [TensorSpec(params.dtype, tensor_shape.unknown_shape())]
+    rank = params.shape.rank
+    a = int(a)
+    if not -rank <= a < rank:
+        raise errors.invalid_input(op, "axis", f"axis {a} is out of range for params of rank {rank}")
+    a %= rank
+    bd = batch_dims if batch_dims >= 0 else batch_dims + indices.shape.rank
+    if bd > a:
+        raise errors.invalid_input(op, "axis", f"batch_dims ({batch_dims}) must be <= axis ({a})")
+    p = params.shape.as_list()
+    i = indices.shape.as_list()
+    for k in range(bd):
+        if p[k] is not None and i[k] is not None and p[k] != i[k]:
+            raise errors.invalid_input(op, "indices", f"batch dimension {k} of params ({p[k]}) and indices "
+                                       f"({i[k]}) differ")
+    return [TensorSpec(params.dtype, p[:a] + i[bd:] + p[a + 1:])]
+
+
+def take_rows(params, indices, axis=0, batch_dims=0):
+    """params gathered at `indices` along `axis`; raises BadInput for an index out of range."""
+    axis = int(axis) % params.ndim if params.ndim else 0
+    n = params.shape[axis]
+    if indices.size:
+        lo, hi = indices.min(), indices.max()
+        if lo < 0 or hi >= n:
+            bad = int(np.flatnonzero((indices < 0) | (indices >= n))[0])
+            raise BadInput("indices", f"indices[{index_text(bad, indices.shape)}] = {indices.flat[bad]} "
+                                      f"is not in [0, {n})")
+    if batch_dims == 0:
+        if axis == 0 and indices.ndim == 1:
+            return params[indices]
+        return np.take(params, indices, axis=axis)
+    bd = batch_dims if batch_dims >= 0 else batch_dims + indices.ndim
+    batch_shape = params.shape[:bd]
+    b = int(np.prod(batch_shape))
+    p = params.reshape((b,) + params.shape[bd:])
+    ind = indices.reshape((b,) + indices.shape[bd:])
+    out = np.stack([np.take(p[k], ind[k], axis=axis - bd) for k in range(b)]) if b else \
+        np.zeros((0,) + params.shape[bd:axis] + indices.shape[bd:] + params.shape[axis + 1:], params.dtype)
+    return out.reshape(batch_shape + out.shape[1:])
+
+
+register_op("GatherV2", inputs=("params", "indices", "axis"),
+            attrs={"Tparams": "params", "Tindices": "indices", "Taxis": "axis"},
+            infer=_infer_gather, kernel=take_rows, defaults={"batch_dims": 0})
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """Slices of `params` along `axis` (default 0) at `indices`.
+
+    Returns shape `params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis+1:]`.
+    An index outside [0, params.shape[axis]) raises InvalidArgumentError. The gradient for params
+    is an IndexedSlices when axis is 0 and batch_dims is 0.
+    """
+    if axis is None:
+        axis = batch_dims
+    if hasattr(params, "sparse_read") and axis == 0 and batch_dims == 0:
+        return params.sparse_read(indices, name=name)
+    return apply_op("GatherV2", params, indices, axis, batch_dims=batch_dims, name=name)
+
+
+gather_v2 = gather
+
+
+def batch_gather(params, indices, name=None):
+    return gather(params, indices, batch_dims=-1 if False else (len(indices.shape) - 1), axis=len(indices.shape) - 1,
+                  name=name)
+
+
+def _infer_gather_nd(op, params, indices, batch_dims=0):
+    if indices.dtype not in _INDEX:
+        raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
+    if params.shape.rank is None or indices.shape.rank is None:
+        return [TensorSpec(params.dtype, tensor_shape.unknown_shape())]
+    i = indices.shape.as_list()
+    depth = i[-1]
+    if depth is None:
+        return [TensorSpec(params.dtype, tensor_shape.unknown_shape())]
+    if depth > params.shape.rank - batch_dims:
+        raise errors.invalid_input(op, "indices", f"index depth {depth} exceeds the rank of params {params.shape}")
+    p = params.shape.as_list()
+    return [TensorSpec(params.dtype, i[:-1] + p[batch_dims + depth:])]
+
+
+def _gather_nd_kernel(params, indices, batch_dims=0):
+    if batch_dims:
+        b = int(np.prod(params.shape[:batch_dims]))
+        p = params.reshape((b,) + params.shape[batch_dims:])
+        ind = indices.reshape((b,) + indices.shape[batch_dims:])
+        out = np.stack([_gather_nd_kernel(p[k], ind[k]) for k in range(b)])
+        return out.reshape(params.shape[:batch_dims] + out.shape[1:])
+    depth = indices.shape[-1]
+    flat = indices.reshape(-1, depth)
+    limits = np.asarray(params.shape[:depth])
+    bad = np.flatnonzero(np.any((flat < 0) | (flat >= limits), axis=1))
+    if bad.size:
+        k = int(bad[0])
+        raise BadInput("indices", f"indices[{index_text(k, indices.shape[:-1])}] = {flat[k].tolist()} does not "
+                                  f"index into params of shape {params.shape}")
+    out = params[tuple(flat.T)] if depth else np.broadcast_to(params, (flat.shape[0],) + params.shape)
+    return np.ascontiguousarray(out.reshape(indices.shape[:-1] + params.shape[depth:]))
+
+
+register_op("GatherNd", inputs=("params", "indices"), attrs={"Tparams": "params", "Tindices": "indices"},
+            infer=_infer_gather_nd, kernel=_gather_nd_kernel, defaults={"batch_dims": 0})
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """Slices of `params` addressed by the last dimension of `indices` (a multi-index per row)."""
+    return apply_op("GatherNd", params, indices, batch_dims=batch_dims, name=name)

@@ -1,0 +1,245 @@
+"""Reductions over axes (sum, mean, max, min, prod, any, all), argmax/argmin and cumsum.
+Gradients in reduction_grad.py."""
+import numpy as np
+
+from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
+from segflow.framework.op_def import TensorSpec, apply_op, register_op
+
+__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+           "reduce_all", "argmax", "argmin", "cumsum", "count_nonzero", "reduce_logsumexp"]
+
+
+def _axes(axis, rank):
+    axis = np.asarray(axis).reshape(-1)
+    return tuple(sorted({int(a) % rank if rank else 0 for a in axis}))
+
+
+def _infer_reduce(op, input, reduction_indices, keep_dims=False):
+    if reduction_indices.dtype not in (dtypes.int32, dtypes.int64):
+        raise errors.invalid_input(op, "reduction_indices", f"must be int32 or int64, not {reduction_indices.dtype.name}")
+    axis = tensor_util.constant_value(reduction_indices)
+    rank = input.shape.rank
+    if axis is None or rank is None:
+        out_rank = rank if keep_dims else None
+        return [TensorSpec(input.dtype, tensor_shape.unknown_shape(out_rank))]
+    for a in np.asarray(axis).reshape(-1):
+        if not -max(rank, 1) <= a < max(rank, 1):
+            raise errors.invalid_input(op, "reduction_indices", f"axis {int(a)} is out of range for rank {rank} "
+                                       f"(input shape {input.shape})")
+    axes = _axes(axis, rank)
+    dims = input.shape.as_list()
+    out = [1 if i in axes else d for i, d in enumerate(dims)] if keep_dims else \
+        [d for i, d in enumerate(dims) if i not in axes]
+    return [TensorSpec(input.dtype, out)]
+
+
+def _reducer(np_fn, wide=False):
+    def kernel(x, axis, keep_dims=False):
+        axes = _axes(axis, x.ndim)
+        for a in np.asarray(axis).reshape(-1):
+            if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
+                raise ValueError(f"axis {int(a)} is out of range for rank {x.ndim}")
+        if x.ndim == 0:
+            axes = None
+        if wide and x.dtype.kind == "f" and x.dtype.itemsize < 8:
+            return np_fn(x, axis=axes, keepdims=keep_dims, dtype=np.float64).astype(x.dtype)
+        out = np_fn(x, axis=axes, keepdims=keep_dims)
+        return out.astype(x.dtype, copy=False) if out.dtype != x.dtype else out
+    return kernel
+
+
+def _mean(x, axis=None, keepdims=False, dtype=None):
+    if x.dtype.kind in "iu":
+        n = np.prod([x.shape[a] for a in (axis if axis is not None else range(x.ndim))]) or 1
+        return (np.sum(x, axis=axis, keepdims=keepdims) // n).astype(x.dtype)
+    return np.mean(x, axis=axis, keepdims=keepdims, dtype=dtype)
+
+
+def _max(x, axis=None, keepdims=False):
+    if x.size == 0:
+        init = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        return np.max(x, axis=axis, keepdims=keepdims, initial=init)
+    return np.max(x, axis=axis, keepdims=keepdims)
+
+
+def _min(x, axis=None, keepdims=False):
+    if x.size == 0:
+        init = np.finfo(x.dtype).max if x.dtype.kind == "f" else np.iinfo(x.dtype).max
+        return np.min(x, axis=axis, keepdims=keepdims, initial=init)
+    return np.min(x, axis=axis, keepdims=keepdims)
+
+
+_REDUCE = {"input": "input", "reduction_indices": "reduction_indices"}
+for _name, _fn, _allowed in (("Sum", _reducer(np.sum), dtypes.NUMERIC), ("Mean", _reducer(_mean), dtypes.NUMERIC),
+                             ("Max", _reducer(_max), dtypes.REAL_NUMERIC), ("Min", _reducer(_min), dtypes.REAL_NUMERIC),
+                             ("Prod", _reducer(np.prod), dtypes.NUMERIC), ("Any", _reducer(np.any), (dtypes.bool,)),
+                             ("All", _reducer(np.all), (dtypes.bool,))):
+    register_op(_name, inputs=("input", "reduction_indices"), attrs={"T": "input", "Tidx": "reduction_indices"},
+                allowed={"T": _allowed}, infer=_infer_reduce, kernel=_fn, defaults={"keep_dims": False})
+
+
+def _axis_arg(input_tensor, axis):
+    if axis is None:
+        r = input_tensor.shape.rank
+        if r is not None:
+            return np.arange(r, dtype=np.int32)
+        from segflow.ops import math_ops
+        return math_ops.range(0, apply_op("Rank", input_tensor))
+    if isinstance(axis, ops.Tensor):
+        return axis
+    return np.asarray(axis, dtype=np.int32 if np.max(np.abs(np.asarray(axis, dtype=np.int64)), initial=0) < 2**31
+                      else np.int64)
+
+
+def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices=None, keep_dims=None):
+    if reduction_indices is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+        axis = reduction_indices
+    if keep_dims is not None:
+        keepdims = keep_dims
+    if not isinstance(input_tensor, ops.Tensor):
+        input_tensor = ops.convert_to_tensor(input_tensor)
+    return apply_op(op_type, input_tensor, _axis_arg(input_tensor, axis), keep_dims=bool(keepdims), name=name)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """Sum over `axis` (all axes when None); `keepdims` keeps reduced axes with length 1."""
+    return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """Mean over `axis` (integer inputs: the floor of the mean, as in TF)."""
+    return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """Maximum over `axis`; an empty reduction gives the dtype's lowest value. The gradient is split
+    equally among tied maxima."""
+    return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """Minimum over `axis`; the gradient is split equally among tied minima."""
+    return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    from segflow.ops import math_ops
+    m = reduce_max(input_tensor, axis, keepdims=True)
+    m = math_ops.stop_gradient(math_ops.where(math_ops.is_finite(m), m, math_ops.zeros_like(m)))
+    out = math_ops.log(reduce_sum(math_ops.exp(input_tensor - m), axis, keepdims=True)) + m
+    if not keepdims:
+        out = math_ops.squeeze(out, axis=axis if axis is not None else None)
+    return out
+
+
+def count_nonzero(input_tensor, axis=None, keepdims=False, dtype=dtypes.int64, name=None):
+    from segflow.ops import math_ops
+    nz = math_ops.cast(math_ops.not_equal(input_tensor, math_ops.zeros_like(input_tensor)), dtype)
+    return reduce_sum(nz, axis, keepdims, name=name)
+
+
+# -- argmax / argmin
+def _infer_arg(op, input, dimension, output_type=dtypes.int64):
+    a = tensor_util.constant_value(dimension)
+    rank = input.shape.rank
+    if a is None or rank is None:
+        return [TensorSpec(output_type, tensor_shape.unknown_shape(None if rank is None else rank - 1))]
+    a = int(a)
+    if not -rank <= a < rank:
+        raise errors.invalid_input(op, "dimension", f"axis {a} is out of range for rank {rank}")
+    dims = input.shape.as_list()
+    del dims[a % rank]
+    return [TensorSpec(output_type, dims)]
+
+
+def _arg_kernel(np_fn):
+    def kernel(x, dimension, output_type=dtypes.int64):
+        if x.shape[int(dimension)] == 0:
+            raise ValueError(f"Reduction axis {int(dimension)} is empty in shape {x.shape}")
+        return np_fn(x, axis=int(dimension)).astype(output_type.np)
+    return kernel
+
+
+register_op("ArgMax", inputs=("input", "dimension"), attrs={"T": "input", "Tidx": "dimension"},
+            allowed={"T": dtypes.REAL_NUMERIC}, infer=_infer_arg, kernel=_arg_kernel(np.argmax),
+            defaults={"output_type": dtypes.int64})
+register_op("ArgMin", inputs=("input", "dimension"), attrs={"T": "input", "Tidx": "dimension"},
+            allowed={"T": dtypes.REAL_NUMERIC}, infer=_infer_arg, kernel=_arg_kernel(np.argmin),
+            defaults={"output_type": dtypes.int64})
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
+    """Index of the largest value along `axis` (default 0); the first one on ties."""
+    axis = dimension if axis is None else axis
+    return apply_op("ArgMax", input, 0 if axis is None else axis, output_type=dtypes.as_dtype(output_type), name=name)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
+    """Index of the smallest value along `axis` (default 0); the first one on ties."""
+    axis = dimension if axis is None else axis
+    return apply_op("ArgMin", input, 0 if axis is None else axis, output_type=dtypes.as_dtype(output_type), name=name)
+
+
+# -- cumsum
+def _infer_cumsum(op, x, axis, exclusive=False, reverse=False):
+    a = tensor_util.constant_value(axis)
+    if a is not None and x.shape.rank is not None and not -x.shape.rank <= int(a) < max(x.shape.rank, 1):
+        raise errors.invalid_input(op, "axis", f"axis {int(a)} is out of range for rank {x.shape.rank}")
+    return [TensorSpec(x.dtype, x.shape)]
+
+
+def _cumsum_kernel(x, axis, exclusive=False, reverse=False):
+    a = int(axis)
+    if reverse:
+        x = np.flip(x, a)
+    out = np.cumsum(x, axis=a, dtype=x.dtype)
+    if exclusive:
+        out = np.concatenate([np.zeros_like(np.take(out, [0], axis=a)), np.take(out, range(x.shape[a] - 1), axis=a)],
+                             axis=a) if x.shape[a] else out
+    if reverse:
+        out = np.flip(out, a)
+    return np.ascontiguousarray(out)
+
+
+register_op("Cumsum", inputs=("x", "axis"), attrs={"T": "x", "Tidx": "axis"}, allowed={"T": dtypes.NUMERIC},
+            infer=_infer_cumsum, kernel=_cumsum_kernel, defaults={"exclusive": False, "reverse": False})
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running sum along `axis`; `exclusive` starts from 0, `reverse` runs from the end."""
+    return apply_op("Cumsum", x, axis, exclusive=exclusive, reverse=reverse, name=name)
+
+
+# -- the shape a reduction keeps with keepdims (a gradient helper)
+def _infer_reduced_shape(op, input_shape, axes):
+    return [TensorSpec(input_shape.dtype, input_shape.shape)]
+
+
+def _reduced_shape_kernel(input_shape, axes):
+    out = np.array(input_shape, copy=True)
+    if out.size:
+        out[np.asarray(_axes(axes, out.size), dtype=np.int64)] = 1
+    return out
+
+
+register_op("ReducedShape", inputs=("input_shape", "axes"), attrs={"T": "input_shape", "Tidx": "axes"},
+            infer=_infer_reduced_shape, kernel=_reduced_shape_kernel)
+
+
+def reduced_shape(input_shape, axes):
+    """`input_shape` with the entries at `axes` set to 1."""
+    return apply_op("ReducedShape", input_shape, axes)

@@ -1,0 +1,406 @@
+"""Ops about shapes and plain copies: placeholder, identity, stop_gradient, zeros/ones(_like), fill,
+shape, size, rank, reshape, broadcast_to, concat, stack. Gradients are in shape_grad.py."""
+import numpy as np
+
+from segflow.eager import context
+from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
+from segflow.framework.op_def import TensorSpec, apply_op, register_op
+
+__all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient", "zeros", "ones",
+           "zeros_like", "ones_like", "fill", "shape", "shape_n", "size", "rank", "reshape", "broadcast_to",
+           "concat", "stack", "add_n"]
+
+_INDEX = (dtypes.int32, dtypes.int64)
+
+
+# -- placeholder
+def _infer_placeholder(op, dtype, shape):
+    return [TensorSpec(dtype, shape)]
+
+
+def _placeholder_kernel(dtype, shape):
+    raise errors.InvalidArgumentError(None, None, "You must feed a value for placeholder tensor "
+                                      f"(dtype {dtype.name}, shape {shape})")
+
+
+register_op("Placeholder", inputs=(), infer=_infer_placeholder, kernel=_placeholder_kernel,
+            defaults={"dtype": None, "shape": None}, stateful=False)
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A graph input to feed at `Session.run` (graph mode only); `shape` may have None dimensions."""
+    if context.executing_eagerly():
+        raise RuntimeError("sf.placeholder() is not compatible with eager execution.")
+    shape = tensor_shape.as_shape(shape) if shape is not None else tensor_shape.unknown_shape()
+    return apply_op("Placeholder", name=name, dtype=dtypes.as_dtype(dtype), shape=shape)
+
+
+def _infer_placeholder_with_default(op, input, shape):
+    given = tensor_shape.as_shape(shape)
+    if not given.is_compatible_with(input.shape):
+        raise errors.invalid_input(op, "input", f"default of shape {input.shape} does not fit shape {given}")
+    return [TensorSpec(input.dtype, given)]
+
+
+register_op("PlaceholderWithDefault", inputs=("input",), attrs={"dtype": "input"},
+            infer=_infer_placeholder_with_default, kernel=lambda x, shape: x, defaults={"shape": None})
+
+
+def placeholder_with_default(input, shape, name=None):
+    """Passes `input` through unless a value is fed in its place."""
+    return apply_op("PlaceholderWithDefault", input, shape=tensor_shape.as_shape(shape), name=name)
+
+
+# -- identity family
+def _infer_same(op, input, **attrs):
+    return [TensorSpec(input.dtype, input.shape)]
+
+
+def _pass(x):
+    return x
+
+
+register_op("Identity", inputs=("input",), attrs={"T": "input"}, infer=_infer_same, kernel=_pass)
+register_op("StopGradient", inputs=("input",), attrs={"T": "input"}, infer=_infer_same, kernel=_pass)
+register_op("PreventGradient", inputs=("input",), attrs={"T": "input"}, infer=_infer_same, kernel=lambda x, message="": x,
+            defaults={"message": ""})
+
+
+def _infer_identity_n(op, input):
+    return [TensorSpec(t.dtype, t.shape) for t in input]
+
+
+register_op("IdentityN", inputs=("input*",), infer=_infer_identity_n, kernel=lambda xs: list(xs),
+            num_outputs=lambda attrs, counts: counts[0], list_output=True)
+
+
+def identity(input, name=None):
+    """The same value as a new tensor (graph: a new node)."""
+    if hasattr(input, "_dense_var_to_tensor"):
+        input = input.read_value() if hasattr(input, "read_value") else ops.convert_to_tensor(input)
+    return apply_op("Identity", input, name=name)
+
+
+def stop_gradient(input, name=None):
+    """The same value, but no gradient flows through it (it is a constant to differentiation)."""
+    return apply_op("StopGradient", input, name=name)
+
+
+def identity_n(input, name=None):
+    return apply_op("IdentityN", list(input), name=name)
+
+
+# -- zeros / ones / fill
+def _infer_fill(op, dims, value):
+    if dims.dtype not in _INDEX:
+        raise errors.invalid_input(op, "dims", f"must be int32 or int64, not {dims.dtype.name}")
+    if value.shape.rank not in (None, 0):
+        raise errors.invalid_input(op, "value", f"must be a scalar, got shape {value.shape}")
+    return [TensorSpec(value.dtype, tensor_util.constant_value_as_shape(dims))]
+
+
+def _fill_kernel(dims, value):
+    dims = tuple(int(d) for d in np.asarray(dims).reshape(-1))
+    if any(d < 0 for d in dims):
+        raise errors.InvalidArgumentError(None, None, f"Fill: dims must be non-negative, got {list(dims)}")
+    return np.full(dims, value, dtype=np.asarray(value).dtype)
+
+
+register_op("Fill", inputs=("dims", "value"), attrs={"T": "value", "index_type": "dims"}, infer=_infer_fill,
+            kernel=_fill_kernel)
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape `dims` filled with the scalar `value`."""
+    return apply_op("Fill", _shape_arg(dims), value, name=name)
+
+
+def _shape_arg(shape):
+    if isinstance(shape, ops.Tensor):
+        return shape
+    if isinstance(shape, tensor_shape.TensorShape):
+        shape = shape.as_list()
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in shape):
+        return stack([d if isinstance(d, ops.Tensor) else ops.convert_to_tensor(int(d), dtype=dtypes.int32)
+                      for d in shape])
+    arr = np.asarray([int(d) for d in shape] if isinstance(shape, (list, tuple)) else shape)
+    if arr.dtype.kind not in "iu":
+        arr = arr.astype(np.int32)
+    return ops.convert_to_tensor(arr.astype(np.int64 if arr.size and arr.max() >= 2**31 else np.int32))
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """A tensor of zeros of the given shape and dtype."""
+    dtype = dtypes.as_dtype(dtype)
+    if context._state.eager and not isinstance(shape, ops.Tensor):
+        dims = tuple(int(d) for d in (shape.as_list() if isinstance(shape, tensor_shape.TensorShape)
+                                      else np.asarray(shape).reshape(-1)))
+        return ops.EagerTensor(np.zeros(dims, dtype=dtype.as_numpy_dtype))
+    return fill(shape, np.zeros((), dtype.as_numpy_dtype), name=name or "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    """A tensor of ones of the given shape and dtype."""
+    dtype = dtypes.as_dtype(dtype)
+    if context._state.eager and not isinstance(shape, ops.Tensor):
+        dims = tuple(int(d) for d in (shape.as_list() if isinstance(shape, tensor_shape.TensorShape)
+                                      else np.asarray(shape).reshape(-1)))
+        return ops.EagerTensor(np.ones(dims, dtype=dtype.as_numpy_dtype))
+    return fill(shape, np.ones((), dtype.as_numpy_dtype), name=name or "ones")
+
+
+def _infer_like(op, x, **attrs):
+    return [TensorSpec(x.dtype, x.shape)]
+
+
+register_op("ZerosLike", inputs=("x",), attrs={"T": "x"}, infer=_infer_like, kernel=np.zeros_like)
+register_op("OnesLike", inputs=("x",), attrs={"T": "x"}, infer=_infer_like, kernel=np.ones_like)
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    """Zeros with the shape (and, unless `dtype` is given, the dtype) of `tensor`."""
+    if isinstance(tensor, ops.IndexedSlices):
+        tensor = ops.convert_to_tensor(tensor)
+    out = apply_op("ZerosLike", tensor, name=name)
+    if dtype is not None and out.dtype != dtypes.as_dtype(dtype):
+        from segflow.ops.cwise_ops import cast
+        out = cast(out, dtype)
+    return out
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    """Ones with the shape (and, unless `dtype` is given, the dtype) of `tensor`."""
+    out = apply_op("OnesLike", tensor, name=name)
+    if dtype is not None and out.dtype != dtypes.as_dtype(dtype):
+        from segflow.ops.cwise_ops import cast
+        out = cast(out, dtype)
+    return out
+
+
+# -- shape, size, rank
+def _infer_shape(op, input, out_type=dtypes.int32):
+    return [TensorSpec(out_type, (input.shape.rank,))]
+
+
+def _shape_const(op, inputs):
+    shape = inputs[0].shape
+    if shape.is_fully_defined():
+        return np.asarray(shape.as_list(), dtype=op.get_attr("out_type").np)
+    return None
+
+
+register_op("Shape", inputs=("input",), attrs={"T": "input"}, infer=_infer_shape,
+            kernel=lambda x, out_type: np.asarray(np.shape(x), dtype=out_type.np), defaults={"out_type": dtypes.int32},
+            constant_value=_shape_const)
+
+
+def shape(input, name=None, out_type=dtypes.int32):
+    """The shape of `input` as a 1-D int tensor."""
+    if isinstance(input, ops.IndexedSlices):
+        return input.dense_shape
+    if hasattr(input, "_dense_var_to_tensor") and hasattr(input, "shape") and input.shape.is_fully_defined() \
+            and context.executing_eagerly():
+        return ops.EagerTensor(np.asarray(input.shape.as_list(), dtype=dtypes.as_dtype(out_type).np))
+    return apply_op("Shape", input, out_type=dtypes.as_dtype(out_type), name=name)
+
+
+def shape_n(input, out_type=dtypes.int32, name=None):
+    return [shape(x, out_type=out_type) for x in input]
+
+
+def _infer_scalar_int(op, input, out_type=dtypes.int32):
+    return [TensorSpec(out_type, ())]
+
+
+def _size_const(op, inputs):
+    n = inputs[0].shape.num_elements()
+    return None if n is None else np.asarray(n, dtype=op.get_attr("out_type").np)
+
+
+def _rank_const(op, inputs):
+    r = inputs[0].shape.rank
+    return None if r is None else np.asarray(r, dtype=np.int32)
+
+
+register_op("Size", inputs=("input",), attrs={"T": "input"}, infer=_infer_scalar_int,
+            kernel=lambda x, out_type: np.asarray(np.size(x), dtype=out_type.np), defaults={"out_type": dtypes.int32},
+            constant_value=_size_const)
+register_op("Rank", inputs=("input",), attrs={"T": "input"}, infer=lambda op, input: [TensorSpec(dtypes.int32, ())],
+            kernel=lambda x: np.asarray(np.ndim(x), dtype=np.int32), constant_value=_rank_const)
+
+
+def size(input, name=None, out_type=dtypes.int32):
+    """The number of elements of `input` (a scalar)."""
+    return apply_op("Size", input, out_type=dtypes.as_dtype(out_type), name=name)
+
+
+def rank(input, name=None):
+    """The number of dimensions of `input` (a scalar int32)."""
+    return apply_op("Rank", input, name=name)
+
+
+# -- reshape, broadcast_to
+def _infer_reshape(op, tensor, shape):
+    if shape.dtype not in _INDEX:
+        raise errors.invalid_input(op, "shape", f"must be int32 or int64, not {shape.dtype.name}")
+    target = tensor_util.constant_value(shape)
+    if target is None:
+        return [TensorSpec(tensor.dtype, tensor_util.constant_value_as_shape(shape))]
+    target = [int(d) for d in np.asarray(target).reshape(-1)]
+    n = tensor.shape.num_elements()
+    if target.count(-1) > 1:
+        raise errors.invalid_input(op, "shape", f"can only have one -1 dimension, got {target}")
+    if -1 in target:
+        known = int(np.prod([d for d in target if d != -1]))
+        if n is not None:
+            if known == 0 or n % known:
+                raise errors.invalid_input(op, "shape", f"cannot reshape a tensor of {n} elements ({tensor.shape}) "
+                                           f"to {target}")
+            target = [n // known if d == -1 else d for d in target]
+        else:
+            target = [None if d == -1 else d for d in target]
+    elif n is not None and int(np.prod(target)) != n:
+        raise errors.invalid_input(op, "shape", f"cannot reshape a tensor of {n} elements ({tensor.shape}) "
+                                   f"to shape {target} ({int(np.prod(target))} elements)")
+    return [TensorSpec(tensor.dtype, target)]
+
+
+def _reshape_kernel(x, shape):
+    return np.reshape(x, tuple(int(d) for d in shape))
+
+
+register_op("Reshape", inputs=("tensor", "shape"), attrs={"T": "tensor", "Tshape": "shape"},
+            infer=_infer_reshape, kernel=_reshape_kernel)
+
+
+def reshape(tensor, shape, name=None):
+    """`tensor` with a new shape of the same number of elements (one dimension may be -1)."""
+    return apply_op("Reshape", tensor, _shape_arg(shape), name=name)
+
+
+def _infer_broadcast_to(op, input, shape):
+    target = tensor_util.constant_value_as_shape(shape)
+    try:
+        out = tensor_shape.broadcast_shape(input.shape, target)
+    except ValueError:
+        raise errors.invalid_input(op, "shape", f"cannot broadcast {input.shape} to {target}") from None
+    if target.rank is not None and out.rank is not None and out.rank != target.rank:
+        raise errors.invalid_input(op, "shape", f"cannot broadcast {input.shape} to {target}")
+    return [TensorSpec(input.dtype, target.merge_with(out) if target.rank is not None else out)]
+
+
+register_op("BroadcastTo", inputs=("input", "shape"), attrs={"T": "input", "Tidx": "shape"},
+            infer=_infer_broadcast_to,
+            kernel=lambda x, shape: np.ascontiguousarray(np.broadcast_to(x, tuple(int(d) for d in shape))))
+
+
+def broadcast_to(input, shape, name=None):
+    """`input` broadcast (NumPy rules) to `shape`."""
+    return apply_op("BroadcastTo", input, _shape_arg(shape), name=name)
+
+
+# -- concat, stack, add_n
+def _normalize_axis(op, axis, rank, input_name="axis"):
+    if rank is None:
+        return axis
+    if not -rank <= axis < max(rank, 1):
+        raise errors.invalid_input(op, input_name, f"axis {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def _infer_concat(op, values, axis):
+    if not values:
+        raise errors.invalid_input(op, "values", "needs at least one tensor")
+    a = tensor_util.constant_value(axis)
+    ranks = {v.shape.rank for v in values if v.shape.rank is not None}
+    if len(ranks) > 1:
+        raise errors.invalid_input(op, "values", f"ranks differ: {[str(v.shape) for v in values]}")
+    rank = ranks.pop() if ranks else None
+    if a is None or rank is None:
+        return [TensorSpec(values[0].dtype, tensor_shape.unknown_shape(rank))]
+    a = _normalize_axis(op, int(a), rank)
+    dims = [None] * rank
+    total = 0
+    for v in values:
+        vd = v.shape.as_list() if v.shape.rank is not None else [None] * rank
+        for i in range(rank):
+            if i == a:
+                continue
+            if dims[i] is None:
+                dims[i] = vd[i]
+            elif vd[i] is not None and vd[i] != dims[i]:
+                raise errors.invalid_input(op, "values", f"dimension {i} differs: shapes "
+                                           f"{[str(x.shape) for x in values]} (concatenating on axis {a})")
+        total = None if total is None or vd[a] is None else total + vd[a]
+    dims[a] = total
+    return [TensorSpec(values[0].dtype, dims)]
+
+
+register_op("ConcatV2", inputs=("values*", "axis"), attrs={"T": "values", "Tidx": "axis"},
+            infer=_infer_concat, kernel=lambda values, axis: np.concatenate(values, axis=int(axis)))
+
+
+def concat(values, axis, name="concat"):
+    """Joins tensors along `axis`."""
+    values = list(values)
+    if len(values) == 1 and not context._state.eager:
+        return identity(values[0], name=name)
+    return apply_op("ConcatV2", values, axis, name=name)
+
+
+def _infer_pack(op, values, axis=0):
+    if not values:
+        raise errors.invalid_input(op, "values", "needs at least one tensor")
+    shape = tensor_shape.unknown_shape()
+    for v in values:
+        if not shape.is_compatible_with(v.shape):
+            raise errors.invalid_input(op, "values", f"shapes differ: {[str(x.shape) for x in values]}")
+        shape = shape.merge_with(v.shape)
+    if shape.rank is None:
+        return [TensorSpec(values[0].dtype, tensor_shape.unknown_shape())]
+    dims = shape.as_list()
+    a = _normalize_axis(op, axis, len(dims) + 1)
+    dims.insert(a, len(values))
+    return [TensorSpec(values[0].dtype, dims)]
+
+
+register_op("Pack", inputs=("values*",), attrs={"T": "values"}, infer=_infer_pack,
+            kernel=lambda values, axis=0: np.stack(values, axis=axis), defaults={"axis": 0})
+
+
+def stack(values, axis=0, name="stack"):
+    """Stacks same-shaped tensors along a new `axis`."""
+    return apply_op("Pack", list(values), axis=axis, name=name)
+
+
+def _infer_add_n(op, inputs):
+    if not inputs:
+        raise errors.invalid_input(op, "inputs", "needs at least one tensor")
+    shape = tensor_shape.unknown_shape()
+    for v in inputs:
+        if not shape.is_compatible_with(v.shape):
+            raise errors.invalid_input(op, "inputs", f"shapes differ: {[str(x.shape) for x in inputs]}")
+        shape = shape.merge_with(v.shape)
+    return [TensorSpec(inputs[0].dtype, shape)]
+
+
+def _add_n_kernel(inputs):
+    out = np.add(inputs[0], inputs[1]) if len(inputs) > 1 else np.array(inputs[0], copy=True)
+    for x in inputs[2:]:
+        np.add(out, x, out=out)
+    return out
+
+
+register_op("AddN", inputs=("inputs*",), attrs={"T": "inputs"}, infer=_infer_add_n, kernel=_add_n_kernel)
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of same-shaped tensors (IndexedSlices are densified)."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("inputs must be a non-empty list of tensors")
+    inputs = [ops.convert_to_tensor(x) if isinstance(x, ops.IndexedSlices) else x for x in inputs]
+    if len(inputs) == 1:
+        x = inputs[0]
+        return ops.convert_to_tensor(x) if not isinstance(x, ops.Tensor) else x
+    return apply_op("AddN", inputs, name=name)
