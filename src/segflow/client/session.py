@@ -265,8 +265,8 @@ class Session(BaseSession):
                 else:
                     out = kernel(*args, **attrs)
             except errors.OpError as e:
-                if e.op is None:
-                    e.op = op
+                if e.op is None and not e.message.startswith(op.type):
+                    raise type(e)(None, op, f"{errors.op_prefix(op.type, op.name)}: {e.message}") from None
                 raise
             except BadInput as e:
                 raise errors.invalid_input(op, e.input_name, e.message) from None
