@@ -64,5 +64,5 @@ def _add_n_grad(op, grad):
     return [grad] * len(op.inputs)
 
 
-for _t in ("StopGradient", "Shape", "Size", "Rank", "ZerosLike", "OnesLike", "Placeholder", "Const"):
+for _t in ("StopGradient", "Shape", "Size", "Rank", "ZerosLike", "OnesLike", "Placeholder", "Const", "OneHot"):
     ops.NotDifferentiable(_t)

@@ -1,14 +1,15 @@
 """Ops about shapes and plain copies: placeholder, identity, stop_gradient, zeros/ones(_like), fill,
-shape, size, rank, reshape, broadcast_to, concat, stack. Gradients are in shape_grad.py."""
+shape, size, rank, reshape, broadcast_to, concat, stack, one_hot. Gradients are in shape_grad.py."""
 import numpy as np
 
 from segflow.eager import context
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient", "zeros", "ones",
            "zeros_like", "ones_like", "fill", "shape", "shape_n", "size", "rank", "reshape", "broadcast_to",
-           "concat", "stack", "add_n"]
+           "concat", "stack", "add_n", "one_hot"]
 
 _INDEX = (dtypes.int32, dtypes.int64)
 
@@ -100,9 +101,13 @@ def _infer_fill(op, dims, value):
 
 
 def _fill_kernel(dims, value):
+    if np.ndim(value) != 0:
+        raise BadInput("value", f"must be a scalar, got shape {np.shape(value)}")
+    if np.ndim(dims) != 1:
+        raise BadInput("dims", f"must be a vector, got shape {np.shape(dims)}")
     dims = tuple(int(d) for d in np.asarray(dims).reshape(-1))
     if any(d < 0 for d in dims):
-        raise errors.InvalidArgumentError(None, None, f"Fill: dims must be non-negative, got {list(dims)}")
+        raise BadInput("dims", f"must be non-negative, got {list(dims)}")
     return np.full(dims, value, dtype=np.asarray(value).dtype)
 
 
@@ -404,3 +409,76 @@ def add_n(inputs, name=None):
         x = inputs[0]
         return ops.convert_to_tensor(x) if not isinstance(x, ops.Tensor) else x
     return apply_op("AddN", inputs, name=name)
+
+
+# -- one_hot
+def _infer_one_hot(op, indices, depth, on_value, off_value, axis=-1):
+    if indices.dtype not in (dtypes.uint8,) + _INDEX:
+        raise errors.invalid_input(op, "indices", f"must be uint8, int32 or int64, not {indices.dtype.name}")
+    if depth.dtype != dtypes.int32 or depth.shape.rank not in (None, 0):
+        raise errors.invalid_input(op, "depth", f"must be a scalar int32, got {depth.dtype.name} of shape "
+                                   f"{depth.shape}")
+    for name, v in (("on_value", on_value), ("off_value", off_value)):
+        if v.shape.rank not in (None, 0):
+            raise errors.invalid_input(op, name, f"must be a scalar, got shape {v.shape}")
+    d = tensor_util.constant_value(depth)
+    if d is not None and int(d) < 0:
+        raise errors.invalid_input(op, "depth", f"must be non-negative, got {int(d)}")
+    if indices.shape.rank is None:
+        return [TensorSpec(on_value.dtype, tensor_shape.unknown_shape())]
+    dims = indices.shape.as_list()
+    r = len(dims)
+    if not -1 <= axis <= r:
+        raise errors.invalid_input(op, "indices", f"axis {axis} is out of range [-1, {r}] for indices of rank {r}")
+    dims.insert(r if axis == -1 else axis, None if d is None else int(d))
+    return [TensorSpec(on_value.dtype, dims)]
+
+
+def _one_hot_kernel(indices, depth, on_value, off_value, axis=-1):
+    depth = int(depth)
+    if depth < 0:
+        raise BadInput("depth", f"must be non-negative, got {depth}")
+    hot = indices[..., None] == np.arange(depth, dtype=np.int64)   # out-of-range ids: all off
+    out = np.where(hot, on_value, off_value).astype(np.asarray(on_value).dtype, copy=False)
+    if axis != -1 and axis != indices.ndim:
+        out = np.ascontiguousarray(np.moveaxis(out, -1, axis))
+    return out
+
+
+register_op("OneHot", inputs=("indices", "depth", "on_value", "off_value"),
+            attrs={"TI": "indices", "T": ("on_value", "off_value")},
+            allowed={"TI": (dtypes.uint8,) + _INDEX}, infer=_infer_one_hot,
+            kernel=_one_hot_kernel, defaults={"axis": -1})
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """A one-hot tensor: `on_value` where the new `axis` (default: last) equals `indices`, else `off_value`.
+
+    Args:
+      indices: uint8/int32/int64 tensor; an index outside [0, depth) gives a row of `off_value`.
+      depth: scalar int, the length of the new axis.
+      on_value, off_value: scalars (default 1 and 0) of the output dtype.
+      axis: where the new axis goes (-1: last).
+      dtype: output dtype; default the dtype of `on_value`/`off_value`, else float32.
+    Returns:
+      Shape `indices.shape` with `depth` inserted at `axis`.
+    Raises:
+      InvalidArgumentError: non-integer indices, negative depth, non-scalar on/off values.
+    """
+    if dtype is None:
+        for v in (on_value, off_value):
+            if isinstance(v, ops.Tensor):
+                dtype = v.dtype
+                break
+            if isinstance(v, (np.ndarray, np.generic)):
+                dtype = dtypes.from_numpy(v.dtype)
+                break
+        if dtype is None:
+            given = [v for v in (on_value, off_value) if v is not None]
+            dtype = dtypes.as_dtype(ops.convert_to_tensor(given[0]).dtype) if given else dtypes.float32
+    dtype = dtypes.as_dtype(dtype)
+    on = ops.convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
+    off = ops.convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
+    if not isinstance(depth, ops.Tensor):
+        depth = np.asarray(depth, np.int32)
+    return apply_op("OneHot", indices, depth, on, off, axis=-1 if axis is None else int(axis), name=name)
