@@ -1,0 +1,318 @@
+"""Framework overhead: segflow against TensorFlow and PyTorch, side by side in one process.
+
+    .venv/bin/python benchmarks/overhead.py [--quick] [--json out.json]
+
+What is timed (all on tiny float32 tensors, so the numbers are pure framework overhead):
+
+  eager_add      one eager `a + b` on two 1-element tensors, per op (us)
+  chain10_grad   GradientTape: forward through a 10-op elementwise chain (mul, add, tanh, ...) on a
+                 16-element tensor, then tape.gradient w.r.t. the chain's input (us)
+  chain30_grad   the same with y = tanh(y * w + b) ten times (30 ops); reported, no target (us)
+  session_1op    Session.run of a graph with one small op: the fixed cost of a run (us)
+  session_100op  Session.run of a 100-op elementwise chain (us)
+  gradients_100  building gradients() of a 100-op chain in a graph (ms)
+
+TensorFlow (eager; tf.compat.v1 Graph + Session for the graph rows) and PyTorch (eager + autograd)
+are timed the same way when importable; missing ones are skipped. Every number is the median over
+many repeats of a timed loop (the machine is shared and noisy); ratios are theirs / ours, so 10x
+means segflow is ten times faster.
+"""
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+# (key, description, unit, target or None)
+ROWS = [
+    ("eager_add", "eager a + b (1 element), per op", "us", 3.0),
+    ("chain10_grad", "10-op chain forward + tape.gradient", "us", 100.0),
+    ("chain30_grad", "10x tanh(y*w+b) (30 ops) fwd + gradient", "us", None),
+    ("session_1op", "Session.run, 1-op graph (fixed cost)", "us", 15.0),
+    ("session_100op", "Session.run, 100-op chain", "us", None),
+    ("gradients_100", "gradients() of a 100-op chain", "ms", 5.0),
+]
+
+_UNIT_SCALE = {"us": 1e6, "ms": 1e3}
+
+
+def measure(fn, number, repeat):
+    """Median seconds per call of `fn` over `repeat` timed loops of `number` calls each."""
+    fn()  # warm up (first-call imports, caches)
+    times = []
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times.append((time.perf_counter() - t0) / number)
+    finally:
+        if gc_was:
+            gc.enable()
+    return statistics.median(times)
+
+
+def measure_with_setup(setup, fn, repeat):
+    """Median seconds of `fn(state)` where `state = setup()` is built fresh (untimed) every time."""
+    fn(setup())
+    times = []
+    for _ in range(repeat):
+        state = setup()
+        gc.collect()
+        t0 = time.perf_counter()
+        fn(state)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+# The 10-op chain: a fixed mix of elementwise ops, each taking the previous result.
+def _chain10(y, w, b, tanh):
+    y = y * w
+    y = y + b
+    y = tanh(y)
+    y = y * w
+    y = y - b
+    y = tanh(y)
+    y = y * y
+    y = y + b
+    y = tanh(y)
+    y = y * w
+    return y
+
+
+def _chain30(y, w, b, tanh):
+    for _ in range(10):
+        y = tanh(y * w + b)
+    return y
+
+
+def _chain100(y, w, b, tanh):
+    # 25 x (mul, add, tanh, sub) = 100 ops
+    for _ in range(25):
+        y = tanh(y * w + b) - b
+    return y
+
+
+_X = np.linspace(-1.0, 1.0, 16, dtype=np.float32)
+_W = np.full(16, 0.9, dtype=np.float32)
+_B = np.full(16, 0.1, dtype=np.float32)
+
+
+# ----------------------------------------------------------------------------------------------
+# segflow
+
+
+def bench_segflow(q):
+    import segflow as sf
+    from segflow.framework import ops
+
+    r = {}
+    a = sf.constant([1.0])
+    b = sf.constant([2.0])
+    r["eager_add"] = measure(lambda: a + b, q.n_op, q.repeat)
+
+    x, w, bb = sf.constant(_X), sf.constant(_W), sf.constant(_B)
+
+    def grad_of(chain):
+        def run():
+            with sf.GradientTape() as tape:
+                tape.watch(x)
+                y = chain(x, w, bb, sf.tanh)
+            return tape.gradient(y, x)
+        return run
+
+    r["chain10_grad"] = measure(grad_of(_chain10), q.n_chain, q.repeat)
+    r["chain30_grad"] = measure(grad_of(_chain30), q.n_chain // 3, q.repeat)
+
+    g1 = ops.Graph()
+    with g1.as_default():
+        c1, c2 = sf.constant([1.0]), sf.constant([2.0])
+        y1 = c1 + c2
+    sess1 = sf.Session(graph=g1)
+    r["session_1op"] = measure(lambda: sess1.run(y1), q.n_op, q.repeat)
+
+    g100 = ops.Graph()
+    with g100.as_default():
+        y100 = _chain100(sf.constant(_X), sf.constant(_W), sf.constant(_B), sf.tanh)
+    sess100 = sf.Session(graph=g100)
+    r["session_100op"] = measure(lambda: sess100.run(y100), q.n_chain // 5, q.repeat)
+
+    def setup():
+        g = ops.Graph()
+        with g.as_default():
+            xg = sf.constant(_X)
+            yg = _chain100(xg, sf.constant(_W), sf.constant(_B), sf.tanh)
+        return g, xg, yg
+
+    def build(state):
+        g, xg, yg = state
+        with g.as_default():
+            sf.gradients(yg, xg)
+
+    r["gradients_100"] = measure_with_setup(setup, build, q.repeat_build)
+    sess1.close()
+    sess100.close()
+    return r
+
+
+# ----------------------------------------------------------------------------------------------
+# TensorFlow
+
+
+def bench_tensorflow(q):
+    import os
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+
+    r = {}
+    a = tf.constant([1.0])
+    b = tf.constant([2.0])
+    r["eager_add"] = measure(lambda: a + b, q.n_op, q.repeat)
+
+    x, w, bb = tf.constant(_X), tf.constant(_W), tf.constant(_B)
+
+    def grad_of(chain):
+        def run():
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = chain(x, w, bb, tf.tanh)
+            return tape.gradient(y, x)
+        return run
+
+    r["chain10_grad"] = measure(grad_of(_chain10), q.n_chain // 10, q.repeat)
+    r["chain30_grad"] = measure(grad_of(_chain30), q.n_chain // 30, q.repeat)
+
+    v1 = tf.compat.v1
+    g1 = tf.Graph()
+    with g1.as_default():
+        y1 = v1.constant([1.0]) + v1.constant([2.0])
+    sess1 = v1.Session(graph=g1)
+    r["session_1op"] = measure(lambda: sess1.run(y1), q.n_op // 10, q.repeat)
+
+    g100 = tf.Graph()
+    with g100.as_default():
+        y100 = _chain100(v1.constant(_X), v1.constant(_W), v1.constant(_B), tf.tanh)
+    sess100 = v1.Session(graph=g100)
+    r["session_100op"] = measure(lambda: sess100.run(y100), q.n_chain // 50, q.repeat)
+
+    def setup():
+        g = tf.Graph()
+        with g.as_default():
+            xg = v1.constant(_X)
+            yg = _chain100(xg, v1.constant(_W), v1.constant(_B), tf.tanh)
+        return g, xg, yg
+
+    def build(state):
+        g, xg, yg = state
+        with g.as_default():
+            v1.gradients(yg, xg)
+
+    r["gradients_100"] = measure_with_setup(setup, build, max(3, q.repeat_build // 4))
+    sess1.close()
+    sess100.close()
+    return r
+
+
+# ----------------------------------------------------------------------------------------------
+# PyTorch (eager + autograd; it has no graph/Session, so those rows stay empty)
+
+
+def bench_torch(q):
+    import torch
+
+    torch.set_num_threads(1)
+    r = {}
+    a = torch.tensor([1.0])
+    b = torch.tensor([2.0])
+    r["eager_add"] = measure(lambda: a + b, q.n_op, q.repeat)
+
+    w, bb = torch.from_numpy(_W), torch.from_numpy(_B)
+
+    def grad_of(chain):
+        def run():
+            x = torch.from_numpy(_X).requires_grad_()
+            y = chain(x, w, bb, torch.tanh)
+            return torch.autograd.grad(y, x, torch.ones_like(y))
+        return run
+
+    r["chain10_grad"] = measure(grad_of(_chain10), q.n_chain, q.repeat)
+    r["chain30_grad"] = measure(grad_of(_chain30), q.n_chain // 3, q.repeat)
+    return r
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+class _Quick:
+    n_op, n_chain, repeat, repeat_build = 2000, 100, 5, 5
+
+
+class _Full:
+    n_op, n_chain, repeat, repeat_build = 20000, 500, 21, 21
+
+
+def run(quick=False, frameworks=("segflow", "tensorflow", "torch")):
+    """Runs every benchmark; returns {framework: {row key: seconds}} (a framework that cannot be
+    imported is left out, with a message)."""
+    q = _Quick if quick else _Full
+    benches = {"segflow": bench_segflow, "tensorflow": bench_tensorflow, "torch": bench_torch}
+    results = {}
+    for name in frameworks:
+        try:
+            results[name] = benches[name](q)
+        except ImportError as e:
+            print(f"[overhead] {name} not importable, skipped ({e})", flush=True)
+    return results
+
+
+def _fmt(seconds, unit):
+    return "-" if seconds is None else f"{seconds * _UNIT_SCALE[unit]:.1f}"
+
+
+def format_table(results):
+    ours = results.get("segflow", {})
+    others = [n for n in ("tensorflow", "torch") if n in results]
+    head = ["benchmark", "unit", "segflow", "target", "met"]
+    for n in others:
+        head += [n, f"{n}/segflow"]
+    rows = [head]
+    for key, desc, unit, target in ROWS:
+        s = ours.get(key)
+        met = "-" if target is None or s is None else ("yes" if s * _UNIT_SCALE[unit] <= target else "NO")
+        row = [desc, unit, _fmt(s, unit), "-" if target is None else f"<= {target:g}", met]
+        for n in others:
+            v = results[n].get(key)
+            row += [_fmt(v, unit), "-" if v is None or not s else f"{v / s:.1f}x"]
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = []
+    for i, r in enumerate(rows):
+        lines.append("  ".join(c.ljust(wd) if j == 0 else c.rjust(wd) for j, (c, wd) in enumerate(zip(r, widths))))
+        if i == 0:
+            lines.append("  ".join("-" * wd for wd in widths))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
+    p.add_argument("--only", choices=("segflow", "tensorflow", "torch"), action="append",
+                   help="time only these frameworks (repeatable)")
+    p.add_argument("--json", help="also write the raw results (seconds) to this file")
+    args = p.parse_args(argv)
+    results = run(args.quick, tuple(args.only) if args.only else ("segflow", "tensorflow", "torch"))
+    print("Framework overhead (median; ratio = other / segflow, higher is better for segflow)")
+    print(format_table(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
