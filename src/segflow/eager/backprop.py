@@ -19,6 +19,8 @@ __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function",
 
 
 def _source(x):
+    if isinstance(x, ops._Reference):
+        x = x.deref()
     if hasattr(x, "_gradient_source"):
         return x._gradient_source()
     return x

@@ -21,6 +21,8 @@ def _as_list(x):
 
 def _as_source(x):
     """Variables are differentiated through their handle; anything else must be a graph tensor."""
+    if isinstance(x, ops._Reference):
+        x = x.deref()
     if hasattr(x, "_gradient_source"):
         return x._gradient_source()
     return x

@@ -1,0 +1,7 @@
+"""`tensor.Tensor(value)`: the early-eager-API constructor some TF test code uses; an eager constant."""
+from segflow.framework.constant_op import constant
+
+
+def Tensor(value, dtype=None):
+    """An eager tensor holding `value` (same rules as `sf.constant`)."""
+    return constant(value, dtype=dtype)
