@@ -183,3 +183,51 @@ def test_custom_gradient_both_modes(mode):
     y_v, g_v = mode.evaluate([y, g])
     np.testing.assert_allclose(y_v, [3.0, 6.0])
     np.testing.assert_allclose(g_v, [0.5, 0.5])
+
+
+def test_gradient_override_map_replaces_gradient_and_warns():
+    @ops.RegisterGradient("SegflowTestTimesTen")
+    def _ten(op, grad):
+        return grad * 10.0
+
+    with ops.Graph().as_default() as g:
+        x = sf.constant([1.0, 2.0])
+        with g.gradient_override_map({"Identity": "SegflowTestTimesTen"}):
+            y = sf.identity(x)
+        z = sf.identity(x)
+        gy, gz = sf.gradients(y, x)[0], sf.gradients(z, x)[0]
+        with sf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(gy), [10.0, 10.0])
+            np.testing.assert_array_equal(sess.run(gz), [1.0, 1.0])
+        with pytest.warns(UserWarning, match="'NoSuchOpType' is not a registered op type"):
+            with g.gradient_override_map({"NoSuchOpType": "SegflowTestTimesTen"}):
+                pass
+        with pytest.warns(UserWarning, match="never used"):
+            with g.gradient_override_map({"Tanh": "SegflowTestTimesTen"}):
+                sf.identity(x)
+
+
+def test_tensor_eval_and_operation_run_use_default_session():
+    with ops.Graph().as_default():
+        x = sf.constant([1.0, 2.0]) * 3.0
+        with sf.Session().as_default():
+            np.testing.assert_array_equal(x.eval(), [3.0, 6.0])
+            assert x.op.run() is None
+
+
+def test_name_scope_and_unique_names():
+    with ops.Graph().as_default() as g:
+        with sf.name_scope("layer"):
+            a = sf.constant(1.0, name="c")
+            b = sf.constant(1.0, name="c")
+        assert a.op.name == "layer/c" and b.op.name == "layer/c_1"
+        assert g.get_tensor_by_name("layer/c_1:0") is b
+        with sf.device("/cpu:0"):
+            d = a + b
+        assert d.op.device == "/cpu:0"
+        with sf.colocate_with(a):
+            e = a * b
+        assert e.op.colocation_groups() == [b"loc:@layer/c"]
+        with sf.control_dependencies([d]):
+            f = sf.identity(e)
+        assert f.op.control_inputs == [d.op]

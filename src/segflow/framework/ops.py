@@ -750,9 +750,12 @@ class Graph:
 
         Warns (on exit) about a map entry that names an unregistered gradient, or that no op used.
         """
+        from segflow.framework import op_def
         for key, value in op_type_map.items():
             if not isinstance(key, str) or not isinstance(value, str):
                 raise TypeError("gradient_override_map keys and values must be op type strings")
+            if key not in op_def._OPS:
+                warnings.warn(f"gradient_override_map: '{key}' is not a registered op type", stacklevel=3)
             if value not in _gradient_registry:
                 warnings.warn(f"gradient_override_map: no gradient is registered under '{value}' "
                               f"(the override for op type '{key}')", stacklevel=3)
