@@ -78,15 +78,6 @@ def _pow_grad(op, grad):
     return _unbroadcast(gx, x), _unbroadcast(gy, y)
 
 
-def _select_mask_grad(op, grad, pick_x):
-    x, y = op.inputs
-    mask = cw.equal(x, op.outputs[0]) if pick_x else cw.not_equal(x, op.outputs[0])
-    zeros = shape_ops.zeros_like(grad)
-    gx = cw.where(mask, grad, zeros)
-    gy = cw.where(mask, zeros, grad)
-    return _unbroadcast(gx, x), _unbroadcast(gy, y)
-
-
 @ops.RegisterGradient("Maximum")
 def _maximum_grad(op, grad):
     # Ties send the gradient to x (TF's rule: x >= y).

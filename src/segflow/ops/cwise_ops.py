@@ -8,6 +8,7 @@ import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "realdiv", "div", "div_no_nan", "floordiv",
@@ -65,7 +66,7 @@ def _quiet(fn):
 def _int_div_check(fn):
     def kernel(x, y):
         if x.dtype.kind in "iu" and np.any(y == 0):
-            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+            raise BadInput("y", "Integer division by zero")
         with np.errstate(all="ignore"):
             return fn(x, y)
     return kernel
@@ -187,7 +188,8 @@ def _infer_select(op, condition, x, y):
     return [TensorSpec(x.dtype, shape)]
 
 
-register_op("SelectV2", inputs=("condition", "x", "y"), attrs={"T": ("x", "y")}, infer=_infer_select,
+register_op("SelectV2", inputs=("condition", "x", "y"), attrs={"T": ("x", "y"), "Tcondition": "condition"},
+            allowed={"Tcondition": (dtypes.bool,)}, infer=_infer_select,
             kernel=lambda c, x, y: np.where(c, x, y))
 
 
@@ -278,7 +280,7 @@ def _as_tensors(x, y):
 def truediv(x, y, name=None):
     """x / y; integer inputs are cast to float first (int8/int16 -> float32, int32/int64 -> float64)."""
     x, y = _as_tensors(x, y)
-    if x.dtype.is_integer:
+    if x.dtype.is_integer and y.dtype == x.dtype:
         target = dtypes.float32 if x.dtype.size <= 2 else dtypes.float64
         x, y = cast(x, target), cast(y, target)
     return apply_op("RealDiv", x, y, name=name)
