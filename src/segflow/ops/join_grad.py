@@ -59,3 +59,60 @@ def _strided_slice_grad_grad(op, grad):
     _, begin, end, strides, _ = op.inputs
     masks = {k: op.get_attr(k) for k in _MASK_NAMES}
     return None, None, None, None, jo.apply_op("StridedSlice", grad, begin, end, strides, **masks)
+
+
+@ops.RegisterGradient("Split")
+def _split_grad(op, *grads):
+    return None, so.concat(list(grads), op.inputs[0])
+
+
+@ops.RegisterGradient("SplitV")
+def _split_v_grad(op, *grads):
+    return so.concat(list(grads), op.inputs[2]), None, None
+
+
+@ops.RegisterGradient("Tile")
+def _tile_grad(op, grad):
+    # Reshape grad to [m0, d0, m1, d1, ...] (each tiled dimension split into copies x size) and sum
+    # the copy axes. An IndexedSlices gradient first folds its rows back onto the input's rows.
+    from segflow.ops.math_ops import range as range_
+    from segflow.ops.reduction_ops import reduce_sum
+    from segflow.ops.segment_ops import unsorted_segment_sum
+    x, multiples = op.inputs
+    input_shape = so.shape(x, out_type=multiples.dtype)
+    split_shape = so.reshape(jo.transpose(so.stack([multiples, input_shape])), [-1])
+    axes = range_(0, so.size(split_shape), 2)
+    if isinstance(grad, ops.IndexedSlices):
+        rows = cw.cast(input_shape[0], grad.indices.dtype)
+        grad = unsorted_segment_sum(grad.values, cw.floormod(grad.indices, rows), rows)
+        split_shape = so.concat([so.ones([1], multiples.dtype), split_shape[1:]], 0)
+    return reduce_sum(so.reshape(grad, split_shape), axes), None
+
+
+def _pad_begin(paddings):
+    return so.reshape(jo.slice(paddings, np.array([0, 0], np.int32), np.array([-1, 1], np.int32)), [-1])
+
+
+@ops.RegisterGradient("Pad")
+def _pad_grad(op, grad):
+    x, paddings = op.inputs[:2]
+    if isinstance(grad, ops.IndexedSlices):
+        grad = ops.convert_to_tensor(grad)
+    begin = _pad_begin(paddings)
+    x_grad = jo.slice(grad, begin, so.shape(x, out_type=begin.dtype))
+    return (x_grad, None) if len(op.inputs) == 2 else (x_grad, None, None)
+
+
+ops.RegisterGradient("PadV2")(_pad_grad)
+
+
+@ops.RegisterGradient("MirrorPad")
+def _mirror_pad_grad(op, grad):
+    if isinstance(grad, ops.IndexedSlices):
+        grad = ops.convert_to_tensor(grad)
+    return jo.apply_op("MirrorPadGrad", grad, op.inputs[1], mode=op.get_attr("mode")), None
+
+
+@ops.RegisterGradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op, grad):
+    return jo.apply_op("MirrorPad", grad, op.inputs[1], mode=op.get_attr("mode")), None

@@ -1,12 +1,14 @@
-"""Rearranging ops: transpose, expand_dims, squeeze, unstack, slice, strided_slice (`t[1:, ::2]`).
-Gradients in join_grad.py."""
+"""Rearranging ops: transpose, expand_dims, squeeze, unstack, slice, strided_slice (`t[1:, ::2]`),
+split, tile, pad. Gradients in join_grad.py."""
 import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput
 from segflow.ops import shape_ops as so
 
-__all__ = ["transpose", "expand_dims", "squeeze", "unstack", "slice", "strided_slice", "split_by_shapes"]
+__all__ = ["transpose", "expand_dims", "squeeze", "unstack", "slice", "strided_slice", "split_by_shapes", "split",
+           "tile", "pad"]
 
 
 # -- transpose
@@ -308,7 +310,11 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         if isinstance(v, ops.Tensor):
             args.append(v)
         elif isinstance(v, (list, tuple)) and any(isinstance(x, ops.Tensor) for x in v):
-            args.append(so.stack([x if isinstance(x, ops.Tensor) else np.asarray(x, np.int32) for x in v]))
+            wide = any(isinstance(x, ops.Tensor) and x.dtype == dtypes.int64 for x in v)
+            dt = dtypes.int64 if wide else dtypes.int32
+            from segflow.ops.cwise_ops import cast
+            args.append(so.stack([(x if x.dtype == dt else cast(x, dt)) if isinstance(x, ops.Tensor)
+                                  else np.asarray(x, dt.as_numpy_dtype) for x in v]))
         else:
             args.append(np.asarray(v, dtype=np.int32) if np.max(np.abs(np.asarray(v, dtype=np.int64)), initial=0) < 2**31
                         else np.asarray(v, dtype=np.int64))
@@ -372,3 +378,306 @@ def _is_int_like(x):
 
 
 ops.Tensor._override_operator("__getitem__", _slice_helper)
+
+
+# -- split
+def _const_axis(op, axis, rank, input_name):
+    a = tensor_util.constant_value(axis)
+    if a is None or rank is None:
+        return None
+    if np.ndim(a) != 0:
+        raise errors.invalid_input(op, input_name, f"must be a scalar, got shape {np.shape(a)}")
+    a = int(a)
+    if not -rank <= a < rank:
+        raise errors.invalid_input(op, input_name, f"axis {a} is out of range for rank {rank}")
+    return a % rank
+
+
+def _infer_split(op, split_dim, value, num_split):
+    if split_dim.dtype != dtypes.int32:
+        raise errors.invalid_input(op, "split_dim", f"must be int32, not {split_dim.dtype.name}")
+    a = _const_axis(op, split_dim, value.shape.rank, "split_dim")
+    if a is None:
+        return [TensorSpec(value.dtype, tensor_shape.unknown_shape(value.shape.rank))] * num_split
+    dims = value.shape.as_list()
+    if dims[a] is not None:
+        if dims[a] % num_split:
+            raise errors.invalid_input(op, "value", f"dimension {a} of shape {value.shape} does not split evenly "
+                                       f"into {num_split} pieces")
+        dims[a] //= num_split
+    return [TensorSpec(value.dtype, dims)] * num_split
+
+
+def _check_axis(axis, ndim, input_name):
+    a = int(axis)
+    if not -ndim <= a < max(ndim, 1) or ndim == 0:
+        raise BadInput(input_name, f"axis {a} is out of range for rank {ndim}")
+    return a % ndim
+
+
+def _split_kernel(split_dim, value, num_split):
+    a = _check_axis(split_dim, value.ndim, "split_dim")
+    if value.shape[a] % num_split:
+        raise BadInput("value", f"dimension {a} of shape {value.shape} does not split evenly into {num_split} pieces")
+    return [np.ascontiguousarray(p) for p in np.split(value, num_split, axis=a)]
+
+
+register_op("Split", inputs=("split_dim", "value"), attrs={"T": "value"}, infer=_infer_split,
+            kernel=_split_kernel, defaults={"num_split": 1},
+            num_outputs=lambda attrs, counts: attrs["num_split"], list_output=True)
+
+
+def _resolve_sizes(sizes, dim):
+    """size_splits with its one -1 filled in from `dim` (None when dim is unknown), or an error text."""
+    sizes = [int(v) for v in sizes]
+    if sum(1 for v in sizes if v == -1) > 1:
+        return None, f"can have at most one -1, got {sizes}"
+    if any(v < -1 for v in sizes):
+        return None, f"sizes must be non-negative (or one -1), got {sizes}"
+    if dim is None:
+        return [None if v == -1 else v for v in sizes], None
+    known = sum(v for v in sizes if v != -1)
+    if -1 in sizes:
+        if known > dim:
+            return None, f"sizes {sizes} add up to more than the dimension's size {dim}"
+        return [dim - known if v == -1 else v for v in sizes], None
+    if known != dim:
+        return None, f"sizes {sizes} add up to {known}, not to the dimension's size {dim}"
+    return sizes, None
+
+
+def _infer_split_v(op, value, size_splits, split_dim, num_split):
+    if split_dim.dtype != dtypes.int32:
+        raise errors.invalid_input(op, "split_dim", f"must be int32, not {split_dim.dtype.name}")
+    if size_splits.dtype not in (dtypes.int32, dtypes.int64):
+        raise errors.invalid_input(op, "size_splits", f"must be int32 or int64, not {size_splits.dtype.name}")
+    a = _const_axis(op, split_dim, value.shape.rank, "split_dim")
+    sizes = tensor_util.constant_value(size_splits)
+    if a is None:
+        return [TensorSpec(value.dtype, tensor_shape.unknown_shape(value.shape.rank))] * num_split
+    dims = value.shape.as_list()
+    if sizes is None:
+        return [TensorSpec(value.dtype, dims[:a] + [None] + dims[a + 1:])] * num_split
+    sizes = np.asarray(sizes).reshape(-1)
+    if sizes.size != num_split:
+        raise errors.invalid_input(op, "size_splits", f"has {sizes.size} entries, expected num_split = {num_split}")
+    sizes, problem = _resolve_sizes(sizes, dims[a])
+    if problem:
+        raise errors.invalid_input(op, "size_splits", problem)
+    return [TensorSpec(value.dtype, dims[:a] + [s] + dims[a + 1:]) for s in sizes]
+
+
+def _split_v_kernel(value, size_splits, split_dim, num_split):
+    a = _check_axis(split_dim, value.ndim, "split_dim")
+    if np.ndim(size_splits) != 1 or len(size_splits) != num_split:
+        raise BadInput("size_splits", f"must be a vector of {num_split} sizes, got shape {np.shape(size_splits)}")
+    sizes, problem = _resolve_sizes(size_splits, value.shape[a])
+    if problem:
+        raise BadInput("size_splits", problem)
+    return [np.ascontiguousarray(p) for p in np.split(value, np.cumsum(sizes)[:-1], axis=a)]
+
+
+register_op("SplitV", inputs=("value", "size_splits", "split_dim"), attrs={"T": "value", "Tlen": "size_splits"},
+            infer=_infer_split_v, kernel=_split_v_kernel, defaults={"num_split": 1},
+            num_outputs=lambda attrs, counts: attrs["num_split"], list_output=True)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Splits `value` along `axis` into a list of tensors.
+
+    Args:
+      value: the tensor to split.
+      num_or_size_splits: an int n (n equal pieces: "Split") or a 1-D list/tensor of sizes, one of
+        which may be -1 for the rest ("SplitV").
+      axis: scalar int32, the dimension to split (negative counts from the end).
+      num: the number of pieces when `num_or_size_splits` is a tensor of unknown length.
+    Returns:
+      A list of tensors.
+    Raises:
+      InvalidArgumentError: n does not divide the dimension, sizes do not add up, axis out of range.
+    """
+    if not isinstance(axis, ops.Tensor):
+        axis = np.asarray(axis, np.int32)
+    if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(num_or_size_splits, bool):
+        n = int(num_or_size_splits)
+        if n < 1:
+            raise ValueError(f"num_or_size_splits must be >= 1, got {n}")
+        return apply_op("Split", axis, value, num_split=n, name=name)
+    sizes = num_or_size_splits
+    if isinstance(sizes, ops.Tensor):
+        if num is None:
+            if sizes.shape.rank != 1 or sizes.shape.as_list()[0] is None:
+                raise ValueError(f"Cannot infer argument `num` from shape {sizes.shape}")
+            num = sizes.shape.as_list()[0]
+    else:
+        sizes = np.asarray(sizes)
+        if sizes.ndim != 1 or sizes.dtype.kind not in "iu":
+            raise ValueError(f"num_or_size_splits must be an int or a 1-D list of ints, got {num_or_size_splits!r}")
+        sizes = sizes.astype(np.int32 if np.all(np.abs(sizes) < 2**31) else np.int64)
+        num = sizes.size
+    return apply_op("SplitV", value, sizes, axis, num_split=int(num), name=name)
+
+
+# -- tile
+def _infer_tile(op, input, multiples):
+    if multiples.dtype not in (dtypes.int32, dtypes.int64):
+        raise errors.invalid_input(op, "multiples", f"must be int32 or int64, not {multiples.dtype.name}")
+    m = tensor_util.constant_value(multiples)
+    rank = input.shape.rank
+    if m is None:
+        return [TensorSpec(input.dtype, tensor_shape.unknown_shape(rank))]
+    m = np.asarray(m).reshape(-1)
+    if rank is not None and m.size != rank:
+        raise errors.invalid_input(op, "multiples", f"has {m.size} entries, expected one per dimension of "
+                                   f"{input.shape}")
+    if np.any(m < 0):
+        raise errors.invalid_input(op, "multiples", f"must be non-negative, got {m.tolist()}")
+    if rank is None:
+        return [TensorSpec(input.dtype, tensor_shape.unknown_shape(m.size))]
+    return [TensorSpec(input.dtype, [None if d is None else d * int(k) for d, k in zip(input.shape.as_list(), m)])]
+
+
+def _tile_kernel(input, multiples):
+    m = np.asarray(multiples).reshape(-1)
+    if m.size != input.ndim:
+        raise BadInput("multiples", f"has {m.size} entries, expected one per dimension of shape {input.shape}")
+    if np.any(m < 0):
+        raise BadInput("multiples", f"must be non-negative, got {m.tolist()}")
+    return np.tile(input, tuple(int(k) for k in m)) if input.ndim else np.array(input, copy=True)
+
+
+register_op("Tile", inputs=("input", "multiples"), attrs={"T": "input", "Tmultiples": "multiples"},
+            infer=_infer_tile, kernel=_tile_kernel)
+
+
+def tile(input, multiples, name=None):
+    """`input` repeated `multiples[i]` times along dimension i (shape `input.shape * multiples`)."""
+    if not isinstance(multiples, ops.Tensor):
+        multiples = so._shape_arg(multiples)
+    return apply_op("Tile", input, multiples, name=name)
+
+
+# -- pad
+def _infer_pad(op, input, paddings, constant_values=None, mode=None):
+    if paddings.dtype not in (dtypes.int32, dtypes.int64):
+        raise errors.invalid_input(op, "paddings", f"must be int32 or int64, not {paddings.dtype.name}")
+    if constant_values is not None and constant_values.shape.rank not in (None, 0):
+        raise errors.invalid_input(op, "constant_values", f"must be a scalar, got shape {constant_values.shape}")
+    rank = input.shape.rank
+    if paddings.shape.rank not in (None, 2) or (paddings.shape.rank == 2 and paddings.shape.as_list()[1] not in (None, 2)):
+        raise errors.invalid_input(op, "paddings", f"must have shape [rank, 2], got {paddings.shape}")
+    p = tensor_util.constant_value(paddings)
+    if p is None:
+        return [TensorSpec(input.dtype, tensor_shape.unknown_shape(rank))]
+    if rank is not None and p.shape[0] != rank:
+        raise errors.invalid_input(op, "paddings", f"must have shape [{rank}, 2] for input of shape "
+                                   f"{input.shape}, got {list(p.shape)}")
+    if np.any(p < 0):
+        raise errors.invalid_input(op, "paddings", f"must be non-negative, got {p.tolist()}")
+    if rank is None:
+        return [TensorSpec(input.dtype, tensor_shape.unknown_shape(p.shape[0]))]
+    dims = input.shape.as_list()
+    if mode is not None:
+        limit_offset = 0 if mode == "SYMMETRIC" else 1
+        for i, (d, (a, b)) in enumerate(zip(dims, p)):
+            if d is not None and max(a, b) > d - limit_offset:
+                raise errors.invalid_input(op, "paddings", f"{mode} padding of dimension {i} (size {d}) by "
+                                           f"{[int(a), int(b)]} must be at most {d - limit_offset}")
+    return [TensorSpec(input.dtype, [None if d is None else d + int(a) + int(b) for d, (a, b) in zip(dims, p)])]
+
+
+def _check_paddings(x, paddings):
+    p = np.asarray(paddings)
+    if p.shape != (x.ndim, 2):
+        raise BadInput("paddings", f"must have shape [{x.ndim}, 2] for input of shape {x.shape}, got {list(p.shape)}")
+    if np.any(p < 0):
+        raise BadInput("paddings", f"must be non-negative, got {p.tolist()}")
+    return [(int(a), int(b)) for a, b in p]
+
+
+def _pad_kernel(input, paddings, constant_values=None):
+    pads = _check_paddings(input, paddings)
+    if constant_values is not None and np.ndim(constant_values) != 0:
+        raise BadInput("constant_values", f"must be a scalar, got shape {np.shape(constant_values)}")
+    value = 0 if constant_values is None else constant_values
+    return np.pad(input, pads, mode="constant", constant_values=value) if input.ndim else np.array(input, copy=True)
+
+
+def _mirror_pads(x, paddings, mode):
+    pads = _check_paddings(x, paddings)
+    limit_offset = 0 if mode == "SYMMETRIC" else 1
+    for i, (d, (a, b)) in enumerate(zip(x.shape, pads)):
+        if max(a, b) > d - limit_offset:
+            raise BadInput("paddings", f"{mode} padding of dimension {i} (size {d}) by {[a, b]} must be at most "
+                                       f"{d - limit_offset}")
+    return pads
+
+
+def _mirror_pad_kernel(input, paddings, mode="REFLECT"):
+    pads = _mirror_pads(input, paddings, mode)
+    return np.pad(input, pads, mode="reflect" if mode == "REFLECT" else "symmetric")
+
+
+def _mirror_pad_grad_kernel(input, paddings, mode="REFLECT"):
+    """The adjoint of MirrorPad: each padded entry is added back onto the entry it mirrors."""
+    p = np.asarray(paddings)
+    out = input
+    for axis, (a, b) in enumerate(p):
+        n = out.shape[axis] - int(a) - int(b)
+        if n < 0 or max(a, b) > n - (0 if mode == "SYMMETRIC" else 1):
+            raise BadInput("paddings", f"{mode} padding {[int(a), int(b)]} does not fit dimension {axis} of "
+                                       f"the gradient's shape {input.shape}")
+        source = np.pad(np.arange(n), (int(a), int(b)), mode="reflect" if mode == "REFLECT" else "symmetric")
+        moved = np.moveaxis(out, axis, 0)
+        acc = np.zeros((n,) + moved.shape[1:], dtype=input.dtype)
+        np.add.at(acc, source, moved)
+        out = np.moveaxis(acc, 0, axis)
+    return np.ascontiguousarray(out)
+
+
+def _infer_mirror_pad_grad(op, input, paddings, mode="REFLECT"):
+    p = tensor_util.constant_value(paddings)
+    if p is None or input.shape.rank is None:
+        return [TensorSpec(input.dtype, tensor_shape.unknown_shape(input.shape.rank))]
+    return [TensorSpec(input.dtype, [None if d is None else d - int(a) - int(b)
+                                     for d, (a, b) in zip(input.shape.as_list(), p)])]
+
+
+register_op("Pad", inputs=("input", "paddings"), attrs={"T": "input", "Tpaddings": "paddings"},
+            infer=_infer_pad, kernel=_pad_kernel)
+register_op("PadV2", inputs=("input", "paddings", "constant_values"),
+            attrs={"T": ("input", "constant_values"), "Tpaddings": "paddings"}, infer=_infer_pad, kernel=_pad_kernel)
+register_op("MirrorPad", inputs=("input", "paddings"), attrs={"T": "input", "Tpaddings": "paddings"},
+            infer=_infer_pad, kernel=_mirror_pad_kernel, defaults={"mode": "REFLECT"})
+register_op("MirrorPadGrad", inputs=("input", "paddings"), attrs={"T": "input", "Tpaddings": "paddings"},
+            infer=_infer_mirror_pad_grad, kernel=_mirror_pad_grad_kernel, defaults={"mode": "REFLECT"})
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """`tensor` padded by `paddings[i] = [before, after]` entries in dimension i.
+
+    Args:
+      tensor: any tensor.
+      paddings: int32/int64 of shape [rank, 2], non-negative.
+      mode: "CONSTANT" (fill with `constant_values`), "REFLECT" (mirror without the edge; pads must
+        be < the dimension) or "SYMMETRIC" (mirror with the edge; pads <= the dimension). Any case.
+      constant_values: scalar of tensor's dtype, for CONSTANT mode.
+    Returns:
+      Shape `tensor.shape + paddings.sum(axis=1)`.
+    Raises:
+      InvalidArgumentError: paddings of the wrong shape, negative, or too large for a mirror mode.
+    """
+    mode = str(mode).upper()
+    if not isinstance(paddings, ops.Tensor):
+        paddings = np.asarray(paddings)
+        if paddings.size == 0:
+            paddings = paddings.reshape(0, 2)
+        paddings = paddings.astype(np.int32 if paddings.dtype.kind not in "iu" or np.all(np.abs(paddings) < 2**31)
+                                   else np.int64)
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, ops.Tensor) and np.ndim(constant_values) == 0 and constant_values == 0:
+            return apply_op("Pad", tensor, paddings, name=name)
+        return apply_op("PadV2", tensor, paddings, constant_values, name=name)
+    if mode in ("REFLECT", "SYMMETRIC"):
+        return apply_op("MirrorPad", tensor, paddings, mode=mode, name=name)
+    raise ValueError(f"pad: unknown mode {mode!r}; use 'CONSTANT', 'REFLECT' or 'SYMMETRIC'")
