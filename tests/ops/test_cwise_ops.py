@@ -136,11 +136,19 @@ def test_floordiv_and_mod_follow_python_signs(mode):
         np.testing.assert_array_equal(r, [1, -1, -1, 1, 0])
 
 
-def test_integer_division_by_zero_names_op_and_input():
+def test_float_floordiv_is_floor_of_quotient(mode):
+    # TF computes floor(x / y) for floats: 1.0 // 0.1 is 10 (Python's divmod-based // gives 9).
+    got = mode.evaluate(sf.math.floordiv(np.array([1.0, -1.0, 7.5]), np.array([0.1, 0.1, 0.0])))
+    np.testing.assert_array_equal(got, [10.0, -10.0, np.inf])
+
+
+def test_integer_division_by_zero_names_op_and_input(mode):
     with pytest.raises(errors.InvalidArgumentError, match=r"FloorDiv.*input 'y'.*division by zero"):
-        sf.math.floordiv(sf.constant([1, 2]), sf.constant([1, 0]))
+        mode.evaluate(sf.math.floordiv(sf.constant([1, 2]), sf.constant([1, 0])))
     with pytest.raises(errors.InvalidArgumentError, match=r"FloorMod.*input 'y'.*division by zero"):
-        sf.math.floormod(sf.constant([1, 2]), sf.constant([0, 1]))
+        mode.evaluate(sf.constant([1, 2]) % sf.constant([0, 1]))
+    with pytest.raises(errors.InvalidArgumentError, match=r"Pow.*input 'y'.*negative integer powers"):
+        mode.evaluate(sf.pow(sf.constant([2, 3]), sf.constant([1, -1])))
 
 
 @pytest.mark.parametrize("dtype", FLOATS + COMPLEX)
@@ -311,6 +319,18 @@ def test_complex_parts(mode):
     np.testing.assert_array_equal(mode.evaluate(sf.math.conj(r)), r)
     np.testing.assert_array_equal(mode.evaluate(sf.math.real(r)), r)
     np.testing.assert_array_equal(mode.evaluate(sf.math.imag(r)), [0.0, 0.0])
+
+
+def test_sign_gradient_is_zero(mode):
+    x = sf.constant(X23)
+    if mode.eager:
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = sf.sign(x)
+        g = tape.gradient(y, x)
+    else:
+        g = sf.gradients(sf.sign(x), x)[0]
+    np.testing.assert_array_equal(mode.evaluate(g), np.zeros((2, 3)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -500,6 +520,8 @@ GRAD_COMPLEX = [
     ("log1p", sf.math.log1p, [Z23 + 1]), ("negative", sf.negative, [Z23]), ("conj", sf.math.conj, [Z23]),
     ("real", sf.math.real, [Z23]), ("imag", sf.math.imag, [Z23]), ("abs", sf.abs, [Z23]),
     ("conj_times_z", lambda z: z * sf.math.conj(z), [Z23]),
+    ("squared_difference", sf.math.squared_difference, [Z23, Z3]), ("maximum_real_part",
+                                                                    lambda z: sf.maximum(sf.math.real(z), 0.1), [Z23]),
 ]
 
 

@@ -97,8 +97,12 @@ def _minimum_grad(op, grad):
 
 @ops.RegisterGradient("SquaredDifference")
 def _squared_difference_grad(op, grad):
+    # f = (x - y) conj(x - y) is real: for complex inputs only the real part of grad reaches it, and
+    # dL/d conj(x) = 2 Re(grad) (x - y).
     x, y = op.inputs
-    d = cw.multiply(cw.multiply(grad, cw.cast(2, grad.dtype)), cw.conj(cw.subtract(x, y)))
+    if grad.dtype.is_complex:
+        grad = cw.cast(cw.real(grad), grad.dtype)
+    d = cw.multiply(cw.multiply(grad, cw.cast(2, grad.dtype)), cw.subtract(x, y))
     return _unbroadcast(d, x), _unbroadcast(cw.negative(d), y)
 
 
@@ -122,6 +126,12 @@ def _neg_grad(op, grad):
 @ops.RegisterGradient("Abs")
 def _abs_grad(op, grad):
     return cw.multiply(grad, cw.sign(op.inputs[0]))
+
+
+@ops.RegisterGradient("Sign")
+def _sign_grad(op, grad):
+    # Zero almost everywhere (TF returns zeros rather than None).
+    return shape_ops.zeros_like(op.inputs[0])
 
 
 @ops.RegisterGradient("ComplexAbs")
@@ -290,6 +300,6 @@ def _sum_to_shape_grad(op, grad):
 
 
 for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
-           "LogicalXor", "LogicalNot", "Sign", "Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "Where",
+           "LogicalXor", "LogicalNot", "Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "Where",
            "TruncateDiv", "Angle"):
     ops.NotDifferentiable(_t)

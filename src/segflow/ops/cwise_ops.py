@@ -80,11 +80,19 @@ _binary("RealDiv", _quiet(np.true_divide), allowed=_FLOAT_COMPLEX)
 _binary("Div", _int_div_check(lambda x, y: np.floor_divide(x, y) if x.dtype.kind in "iu" else np.true_divide(x, y)))
 _binary("DivNoNan", _quiet(lambda x, y: np.where(y == 0, np.zeros((), x.dtype), np.true_divide(x, np.where(y == 0, np.ones((), y.dtype), y))).astype(x.dtype, copy=False)),
         allowed=_FLOAT_COMPLEX)
-_binary("FloorDiv", _int_div_check(np.floor_divide), allowed=_REAL)
+_binary("FloorDiv", _int_div_check(lambda x, y: np.floor_divide(x, y) if x.dtype.kind in "iu"
+                                   else np.floor(np.true_divide(x, y))), allowed=_REAL)  # floats: floor(x / y), as TF
 _binary("FloorMod", _int_div_check(np.mod), allowed=_REAL)
 _binary("TruncateDiv", _int_div_check(lambda x, y: np.trunc(np.true_divide(x, y)).astype(x.dtype) if x.dtype.kind == "f"
                                       else (np.abs(x) // np.abs(y)) * np.sign(x) * np.sign(y)), allowed=_REAL)
-_binary("Pow", _quiet(np.power))
+def _pow_kernel(x, y):
+    if x.dtype.kind in "iu" and np.any(y < 0):
+        raise BadInput("y", "Integers to negative integer powers are not allowed")
+    with np.errstate(all="ignore"):
+        return np.power(x, y)
+
+
+_binary("Pow", _pow_kernel)
 _binary("Maximum", np.maximum, allowed=_REAL)
 _binary("Minimum", np.minimum, allowed=_REAL)
 _binary("SquaredDifference", lambda x, y: np.square(x - y) if x.dtype.kind != "c" else (x - y) * np.conj(x - y))
@@ -468,6 +476,7 @@ def conj(x, name=None):
 
 
 def real(input, name=None):
+    """The real part of a complex tensor (float32/float64); a real tensor itself."""
     if not isinstance(input, ops.Tensor):
         input = ops.convert_to_tensor(input)
     if not input.dtype.is_complex:
@@ -476,8 +485,12 @@ def real(input, name=None):
 
 
 def imag(input, name=None):
+    """The imaginary part of a complex tensor (float32/float64); zeros for a real tensor."""
     if not isinstance(input, ops.Tensor):
         input = ops.convert_to_tensor(input)
+    if not input.dtype.is_complex:
+        from segflow.ops.shape_ops import zeros_like
+        return zeros_like(input, name=name)
     return apply_op("Imag", input, name=name)
 
 
