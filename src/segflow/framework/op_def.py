@@ -303,7 +303,7 @@ def _convert_inputs(opdef, inputs, hints=None):
 
 def _to_tensor(opdef, p, x, hint):
     if isinstance(x, ops.Tensor):
-        if _state.eager and type(x) is not _EagerTensor:
+        if _state.eager and not isinstance(x, _EagerTensor):
             raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
                                        f"symbolic tensor {x.name} cannot be used while executing eagerly")
         return x if _state.eager or type(x) is not _EagerTensor else ops.convert_to_tensor(x)
