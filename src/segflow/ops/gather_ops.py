@@ -36,7 +36,19 @@ def _infer_gather(op, params, indices, axis, batch_dims=0):
 
 def take_rows(params, indices, axis=0, batch_dims=0):
     """params gathered at `indices` along `axis`; raises BadInput for an index out of range."""
-    axis = int(axis) % params.ndim if params.ndim else 0
+    if np.ndim(axis) != 0:
+        raise BadInput("axis", f"must be a scalar, got shape {np.shape(axis)}")
+    rank = params.ndim
+    if not -rank <= int(axis) < rank:
+        raise BadInput("axis", f"axis {int(axis)} is out of range for params of rank {rank}")
+    axis = int(axis) % rank
+    bd = batch_dims if batch_dims >= 0 else batch_dims + indices.ndim
+    if not 0 <= bd <= min(axis, indices.ndim):
+        raise BadInput("axis", f"batch_dims ({batch_dims}) must be in [0, min(axis, indices rank)] = "
+                               f"[0, {min(axis, indices.ndim)}] (axis {axis})")
+    if params.shape[:bd] != indices.shape[:bd]:
+        raise BadInput("indices", f"batch dimensions of params {params.shape[:bd]} and indices "
+                                  f"{indices.shape[:bd]} differ")
     n = params.shape[axis]
     if indices.size:
         lo, hi = indices.min(), indices.max()
@@ -48,7 +60,6 @@ def take_rows(params, indices, axis=0, batch_dims=0):
         if axis == 0 and indices.ndim == 1:
             return params[indices]
         return np.take(params, indices, axis=axis)
-    bd = batch_dims if batch_dims >= 0 else batch_dims + indices.ndim
     batch_shape = params.shape[:bd]
     b = int(np.prod(batch_shape))
     p = params.reshape((b,) + params.shape[bd:])
@@ -60,7 +71,7 @@ def take_rows(params, indices, axis=0, batch_dims=0):
 
 register_op("GatherV2", inputs=("params", "indices", "axis"),
             attrs={"Tparams": "params", "Tindices": "indices", "Taxis": "axis"},
-            infer=_infer_gather, kernel=take_rows, defaults={"batch_dims": 0})
+            allowed={"Tindices": _INDEX, "Taxis": _INDEX}, infer=_infer_gather, kernel=take_rows, defaults={"batch_dims": 0})
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
@@ -120,6 +131,7 @@ def _gather_nd_kernel(params, indices, batch_dims=0):
 
 
 register_op("GatherNd", inputs=("params", "indices"), attrs={"Tparams": "params", "Tindices": "indices"},
+            allowed={"Tindices": _INDEX},
             infer=_infer_gather_nd, kernel=_gather_nd_kernel, defaults={"batch_dims": 0})
 
 
