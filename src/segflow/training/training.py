@@ -1,0 +1,27 @@
+"""TensorFlow's `training` module name (the face behind `sf.train`): the optimizers and the
+global step, re-exported; `namespace()` builds `sf.train`."""
+import types
+
+from segflow.training.adagrad import AdagradOptimizer
+from segflow.training.adam import AdamOptimizer, LazyAdamOptimizer
+from segflow.training.ftrl import FtrlOptimizer
+from segflow.training.gradient_descent import GradientDescentOptimizer
+from segflow.training.momentum import MomentumOptimizer
+from segflow.training.nadam import LazyNadamOptimizer, NadamOptimizer
+from segflow.training.optimizer import Optimizer
+from segflow.training.rmsprop import RMSPropOptimizer
+from segflow.training import slot_creator, training_util  # noqa: F401
+from segflow.training.training_util import (create_global_step, get_global_step, get_or_create_global_step,
+                                            global_step)
+
+__all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer", "RMSPropOptimizer",
+           "AdamOptimizer", "LazyAdamOptimizer", "NadamOptimizer", "LazyNadamOptimizer", "FtrlOptimizer",
+           "get_global_step", "get_or_create_global_step", "create_global_step", "global_step"]
+
+
+def namespace():
+    """The `sf.train` namespace (like `tf.compat.v1.train`)."""
+    ns = types.ModuleType("segflow.train", __doc__)
+    for name in __all__:
+        setattr(ns, name, globals()[name])
+    return ns
