@@ -42,22 +42,35 @@ ops.RegisterGradient("Min")(_extreme_grad)
 
 @ops.RegisterGradient("Prod")
 def _prod_grad(op, grad):
-    # d prod / d x_i = product of the others: prod / x_i with no zero in the group; with exactly one
-    # zero, the product of the non-zeros at the zero and 0 elsewhere; with two or more zeros, 0.
+    # d prod / d x_i is the product of the others. Per reduced group, with P the product of its non-zero
+    # elements, S the sum of its zero elements (0 in value, but it carries their derivatives) and
+    # xs = x with zeros replaced by 1:
+    #   no zero:           P / x_i
+    #   one zero z:        P at z;  (P / x_i) * S (= (P / x_i) * x_z) elsewhere
+    #   two zeros z1, z2:  P * (S - x_i) (= P * x_other) at the zeros;  0 elsewhere
+    #   three or more:     0
+    # Written this way the gradient is exact to first order at zeros too, so second-order gradients
+    # (Hessians) are right where a plain "0 when there is a zero" rule would make them wrong.
     x, axes = op.inputs
     x_shape = so.shape(x)
     kept = ro.reduced_shape(x_shape, axes)
     zero = so.zeros_like(x)
+    one = so.ones_like(x)
     is_zero = cw.equal(x, zero)
-    zeros_in_group = so.reshape(ro.reduce_sum(cw.cast(is_zero, x.dtype), axes), kept)
-    nonzero_prod = so.reshape(ro.reduce_prod(cw.where(is_zero, so.ones_like(x), x), axes), kept)
-    one = cw.cast(1, x.dtype)
-    no_zero = cw.realdiv(nonzero_prod, cw.where(is_zero, so.ones_like(x), x))
-    at_single_zero = cw.where(is_zero, so.broadcast_to(nonzero_prod, x_shape), zero)
-    others = cw.where(cw.equal(so.broadcast_to(zeros_in_group, x_shape), zero), no_zero,
-                      cw.where(cw.equal(so.broadcast_to(zeros_in_group, x_shape), so.ones_like(x) * one),
-                               at_single_zero, zero))
-    return cw.multiply(so.broadcast_to(so.reshape(grad, kept), x_shape), cw.conj(others)), None
+    xs = cw.where(is_zero, one, x)
+
+    def group(t):  # a per-group value, broadcast back over the group
+        return so.broadcast_to(so.reshape(t, kept), x_shape)
+
+    n_zero = group(ro.reduce_sum(cw.cast(is_zero, x.dtype), axes))
+    p = group(ro.reduce_prod(xs, axes))
+    s = group(ro.reduce_sum(cw.where(is_zero, x, zero), axes))
+    p_over_x = cw.realdiv(p, xs)
+    others = cw.where(cw.equal(n_zero, zero), p_over_x,
+                      cw.where(cw.equal(n_zero, one), cw.where(is_zero, p, cw.multiply(p_over_x, s)),
+                               cw.where(cw.logical_and(cw.equal(n_zero, cw.add(one, one)), is_zero),
+                                        cw.multiply(p, cw.subtract(s, x)), zero)))
+    return cw.multiply(group(grad), cw.conj(others)), None
 
 
 @ops.RegisterGradient("Cumsum")

@@ -4,6 +4,7 @@ import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
            "reduce_all", "argmax", "argmin", "cumsum", "count_nonzero", "reduce_logsumexp"]
@@ -34,25 +35,30 @@ def _infer_reduce(op, input, reduction_indices, keep_dims=False):
 
 
 def _reducer(np_fn, wide=False):
+    """A reduction kernel; `wide` accumulates float16/float32 in float64 (sums over many values)."""
     def kernel(x, axis, keep_dims=False):
-        axes = _axes(axis, x.ndim)
         for a in np.asarray(axis).reshape(-1):
             if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
-                raise ValueError(f"axis {int(a)} is out of range for rank {x.ndim}")
-        if x.ndim == 0:
-            axes = None
+                raise BadInput("reduction_indices", f"axis {int(a)} is out of range for rank {x.ndim} "
+                                                    f"(input shape {x.shape})")
+        axes = _axes(axis, x.ndim) if x.ndim else None
         if wide and x.dtype.kind == "f" and x.dtype.itemsize < 8:
-            return np_fn(x, axis=axes, keepdims=keep_dims, dtype=np.float64).astype(x.dtype)
-        out = np_fn(x, axis=axes, keepdims=keep_dims)
+            return np.asarray(np_fn(x, axis=axes, keepdims=keep_dims, dtype=np.float64)).astype(x.dtype)
+        out = np.asarray(np_fn(x, axis=axes, keepdims=keep_dims))
         return out.astype(x.dtype, copy=False) if out.dtype != x.dtype else out
     return kernel
 
 
 def _mean(x, axis=None, keepdims=False, dtype=None):
     if x.dtype.kind in "iu":
-        n = np.prod([x.shape[a] for a in (axis if axis is not None else range(x.ndim))]) or 1
-        return (np.sum(x, axis=axis, keepdims=keepdims) // n).astype(x.dtype)
-    return np.mean(x, axis=axis, keepdims=keepdims, dtype=dtype)
+        # TF divides integer sums with C semantics: the quotient is truncated toward zero.
+        n = int(np.prod([x.shape[a] for a in (axis if axis is not None else range(x.ndim))])) or 1
+        s = np.sum(x, axis=axis, keepdims=keepdims)
+        return (np.sign(s) * (np.abs(s) // n)).astype(x.dtype)
+    with np.errstate(all="ignore"):  # an empty mean is nan, quietly
+        if x.size == 0 or (axis is not None and any(x.shape[a] == 0 for a in axis)):
+            return np.full(np.sum(x, axis=axis, keepdims=keepdims).shape, np.nan, dtype or x.dtype)
+        return np.mean(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def _max(x, axis=None, keepdims=False):
@@ -69,13 +75,15 @@ def _min(x, axis=None, keepdims=False):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
-_REDUCE = {"input": "input", "reduction_indices": "reduction_indices"}
-for _name, _fn, _allowed in (("Sum", _reducer(np.sum), dtypes.NUMERIC), ("Mean", _reducer(_mean), dtypes.NUMERIC),
+_INDEX = (dtypes.int32, dtypes.int64)
+for _name, _fn, _allowed in (("Sum", _reducer(np.sum, wide=True), dtypes.NUMERIC),
+                             ("Mean", _reducer(_mean, wide=True), dtypes.NUMERIC),
                              ("Max", _reducer(_max), dtypes.REAL_NUMERIC), ("Min", _reducer(_min), dtypes.REAL_NUMERIC),
                              ("Prod", _reducer(np.prod), dtypes.NUMERIC), ("Any", _reducer(np.any), (dtypes.bool,)),
                              ("All", _reducer(np.all), (dtypes.bool,))):
     register_op(_name, inputs=("input", "reduction_indices"), attrs={"T": "input", "Tidx": "reduction_indices"},
-                allowed={"T": _allowed}, infer=_infer_reduce, kernel=_fn, defaults={"keep_dims": False})
+                allowed={"T": _allowed, "Tidx": _INDEX}, infer=_infer_reduce, kernel=_fn,
+                defaults={"keep_dims": False})
 
 
 def _axis_arg(input_tensor, axis):
@@ -109,7 +117,8 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, reduction_ind
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
-    """Mean over `axis` (integer inputs: the floor of the mean, as in TF)."""
+    """Mean over `axis` (all axes when None); integer inputs give the mean truncated toward zero, as
+    in TF; an empty reduction gives nan."""
     return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
@@ -168,17 +177,20 @@ def _infer_arg(op, input, dimension, output_type=dtypes.int64):
 
 def _arg_kernel(np_fn):
     def kernel(x, dimension, output_type=dtypes.int64):
-        if x.shape[int(dimension)] == 0:
-            raise ValueError(f"Reduction axis {int(dimension)} is empty in shape {x.shape}")
-        return np_fn(x, axis=int(dimension)).astype(output_type.np)
+        a = int(dimension)
+        if not -x.ndim <= a < x.ndim:
+            raise BadInput("dimension", f"axis {a} is out of range for rank {x.ndim}")
+        if x.shape[a] == 0:
+            raise BadInput("input", f"reduction axis {a} is empty in shape {x.shape}")
+        return np_fn(x, axis=a).astype(output_type.np)
     return kernel
 
 
 register_op("ArgMax", inputs=("input", "dimension"), attrs={"T": "input", "Tidx": "dimension"},
-            allowed={"T": dtypes.REAL_NUMERIC}, infer=_infer_arg, kernel=_arg_kernel(np.argmax),
+            allowed={"T": dtypes.REAL_NUMERIC, "Tidx": _INDEX}, infer=_infer_arg, kernel=_arg_kernel(np.argmax),
             defaults={"output_type": dtypes.int64})
 register_op("ArgMin", inputs=("input", "dimension"), attrs={"T": "input", "Tidx": "dimension"},
-            allowed={"T": dtypes.REAL_NUMERIC}, infer=_infer_arg, kernel=_arg_kernel(np.argmin),
+            allowed={"T": dtypes.REAL_NUMERIC, "Tidx": _INDEX}, infer=_infer_arg, kernel=_arg_kernel(np.argmin),
             defaults={"output_type": dtypes.int64})
 
 
@@ -197,13 +209,15 @@ def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64
 # -- cumsum
 def _infer_cumsum(op, x, axis, exclusive=False, reverse=False):
     a = tensor_util.constant_value(axis)
-    if a is not None and x.shape.rank is not None and not -x.shape.rank <= int(a) < max(x.shape.rank, 1):
+    if a is not None and x.shape.rank is not None and not -x.shape.rank <= int(a) < x.shape.rank:
         raise errors.invalid_input(op, "axis", f"axis {int(a)} is out of range for rank {x.shape.rank}")
     return [TensorSpec(x.dtype, x.shape)]
 
 
 def _cumsum_kernel(x, axis, exclusive=False, reverse=False):
     a = int(axis)
+    if not -x.ndim <= a < x.ndim:
+        raise BadInput("axis", f"axis {a} is out of range for rank {x.ndim}")
     if reverse:
         x = np.flip(x, a)
     out = np.cumsum(x, axis=a, dtype=x.dtype)
@@ -215,7 +229,8 @@ def _cumsum_kernel(x, axis, exclusive=False, reverse=False):
     return np.ascontiguousarray(out)
 
 
-register_op("Cumsum", inputs=("x", "axis"), attrs={"T": "x", "Tidx": "axis"}, allowed={"T": dtypes.NUMERIC},
+register_op("Cumsum", inputs=("x", "axis"), attrs={"T": "x", "Tidx": "axis"},
+            allowed={"T": dtypes.NUMERIC, "Tidx": _INDEX},
             infer=_infer_cumsum, kernel=_cumsum_kernel, defaults={"exclusive": False, "reverse": False})
 
 
