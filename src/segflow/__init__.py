@@ -36,6 +36,11 @@ from segflow.ops.math_ops import *  # noqa: F401,F403
 from segflow.ops.array_ops import *  # noqa: F401,F403
 from segflow.ops.math_ops import abs, pow, range, round  # noqa: A001 - TF's names shadow builtins here too
 from segflow.ops.custom_gradient import custom_gradient
+from segflow.ops import variables, state_ops, resource_variable_ops  # noqa: F401
+from segflow.ops.variables import *  # noqa: F401,F403
+from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_update, scatter_add, scatter_sub,  # noqa: F401
+                                   scatter_mul, scatter_div, scatter_min, scatter_max, scatter_nd_update,
+                                   scatter_nd_add, scatter_nd_sub)
 
 # Gradient registrations come last: *_grad modules import several families.
 from segflow.ops import math_grad as _math_grad, array_grad as _array_grad  # noqa: F401
