@@ -1,42 +1,50 @@
-"""Gradients of matmul. For C = A B: dA = G B^H, dB = A^H G (transposes and adjoints permuted)."""
+"""Gradients of matmul. For C = P Q with P = op_a(A), Q = op_b(B) (op: none, transpose or adjoint),
+dP = G Q^H and dQ = P^H G; then dA = dP, dP^T or dP^H as A was used plain, transposed or adjoined
+(complex gradients are dL/d conj(A), TF's convention). Batch dimensions that were broadcast are
+summed back to each input's shape."""
 from segflow.framework import ops
 from segflow.ops import cwise_ops as cw
 from segflow.ops import linalg_ops as la
+from segflow.ops.cwise_grad import _unbroadcast
+
+# How an operand enters a product: "" plain, "T" transposed, "H" adjoined, "C" conjugated.
+_TRANSPOSE = {"": "T", "T": "", "H": "C", "C": "H"}   # op(X)^T as an op of X
+_ADJOINT = {"": "H", "H": "", "T": "C", "C": "T"}     # op(X)^H as an op of X
 
 
-def _mm(a, b, ta=False, tb=False, aa=False, ab=False):
-    return la.matmul(a, b, transpose_a=ta, transpose_b=tb, adjoint_a=aa, adjoint_b=ab)
+def _mm(x, x_op, y, y_op):
+    """op_x(x) @ op_y(y) with one matmul (a conjugate-only operand is conjugated first)."""
+    if x_op == "C":
+        x, x_op = cw.conj(x), ""
+    if y_op == "C":
+        y, y_op = cw.conj(y), ""
+    return la.matmul(x, y, transpose_a=x_op == "T", adjoint_a=x_op == "H",
+                     transpose_b=y_op == "T", adjoint_b=y_op == "H")
+
+
+def _operand_op(op, side):
+    if op.get_attr("adjoint_" + side):
+        return "H"
+    return "T" if op.get_attr("transpose_" + side) else ""
 
 
 @ops.RegisterGradient("MatMul")
+@ops.RegisterGradient("BatchMatMulV2")
 def _matmul_grad(op, grad):
     a, b = op.inputs
-    ta = op.get_attr("transpose_a") or op.get_attr("adjoint_a")
-    tb = op.get_attr("transpose_b") or op.get_attr("adjoint_b")
-    # Conjugating the operands turns transposes into adjoints for complex inputs (no-op when real).
-    ca, cb = cw.conj(a), cw.conj(b)
-    if not ta and not tb:
-        return _mm(grad, cb, tb=True), _mm(ca, grad, ta=True)
-    if not ta and tb:
-        return _mm(grad, cb), _mm(grad, ca, ta=True)
-    if ta and not tb:
-        return _mm(cb, grad, tb=True), _mm(ca, grad)
-    return _mm(cb, grad, ta=True, tb=True), _mm(grad, ca, ta=True, tb=True)
-
-
-@ops.RegisterGradient("BatchMatMulV2")
-def _batch_matmul_grad(op, grad):
-    from segflow.ops.cwise_grad import _unbroadcast
-    a, b = op.inputs
-    ta = op.get_attr("transpose_a") or op.get_attr("adjoint_a")
-    tb = op.get_attr("transpose_b") or op.get_attr("adjoint_b")
-    ca, cb = cw.conj(a), cw.conj(b)
-    if not ta and not tb:
-        ga, gb = _mm(grad, cb, tb=True), _mm(ca, grad, ta=True)
-    elif not ta and tb:
-        ga, gb = _mm(grad, cb), _mm(grad, ca, ta=True)
-    elif ta and not tb:
-        ga, gb = _mm(cb, grad, tb=True), _mm(ca, grad)
+    pa, pb = _operand_op(op, "a"), _operand_op(op, "b")
+    qh = _ADJOINT[pb]   # Q^H as an op of B
+    ph = _ADJOINT[pa]   # P^H as an op of A
+    if pa == "":
+        ga = _mm(grad, "", b, qh)                      # G Q^H
+    elif pa == "T":
+        ga = _mm(b, _TRANSPOSE[qh], grad, "T")         # (G Q^H)^T = (Q^H)^T G^T
     else:
-        ga, gb = _mm(cb, grad, ta=True, tb=True), _mm(grad, ca, ta=True, tb=True)
+        ga = _mm(b, pb, grad, "H")                     # (G Q^H)^H = Q G^H
+    if pb == "":
+        gb = _mm(a, ph, grad, "")                      # P^H G
+    elif pb == "T":
+        gb = _mm(grad, "T", a, _TRANSPOSE[ph])         # (P^H G)^T = G^T (P^H)^T
+    else:
+        gb = _mm(grad, "H", a, pa)                     # (P^H G)^H = G^H P
     return _unbroadcast(ga, a), _unbroadcast(gb, b)

@@ -3,6 +3,7 @@ import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput
 
 __all__ = ["matmul"]
 
@@ -31,8 +32,11 @@ def _infer_matmul(op, a, b, transpose_a=False, transpose_b=False, adjoint_a=Fals
                                    f"(inner dimensions {ka} and {kb} differ)")
     if a.shape.rank is None or b.shape.rank is None:
         return [TensorSpec(a.dtype, tensor_shape.unknown_shape())]
-    batch = tensor_shape.broadcast_shape(tensor_shape.TensorShape(batch_a), tensor_shape.TensorShape(batch_b)) \
-        if batched else tensor_shape.TensorShape([])
+    try:
+        batch = tensor_shape.broadcast_shape(tensor_shape.TensorShape(batch_a), tensor_shape.TensorShape(batch_b))
+    except ValueError:
+        raise errors.invalid_input(op, "b", f"batch dimensions of {b.shape} do not broadcast with those of "
+                                   f"'a' {a.shape}") from None
     return [TensorSpec(a.dtype, batch.concatenate([m, n]))]
 
 
@@ -44,7 +48,28 @@ def _operand(x, transpose, adjoint):
     return x
 
 
+def _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched):
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim != 2 and not batched or x.ndim < 2:
+            raise BadInput(name, f"must be {'at least 2-D' if batched else 'a matrix'}, got shape {x.shape}")
+    ka = a.shape[-2] if transpose_a or adjoint_a else a.shape[-1]
+    kb = b.shape[-1] if transpose_b or adjoint_b else b.shape[-2]
+    if ka != kb:
+        raise BadInput("b", f"Matrix size-incompatible: In[0]: {a.shape}, In[1]: {b.shape} "
+                            f"(inner dimensions {ka} and {kb} differ)")
+    try:
+        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise BadInput("b", f"batch dimensions of {b.shape} do not broadcast with those of 'a' {a.shape}") from None
+
+
 def _matmul_kernel(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched=False)
+    return np.matmul(_operand(a, transpose_a, adjoint_a), _operand(b, transpose_b, adjoint_b))
+
+
+def _batch_matmul_kernel(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched=True)
     return np.matmul(_operand(a, transpose_a, adjoint_a), _operand(b, transpose_b, adjoint_b))
 
 
@@ -52,13 +77,25 @@ _DEFAULTS = {"transpose_a": False, "transpose_b": False, "adjoint_a": False, "ad
 register_op("MatMul", inputs=("a", "b"), attrs={"T": ("a", "b")}, allowed={"T": _MATMUL_TYPES},
             infer=_infer_matmul, kernel=_matmul_kernel, defaults=_DEFAULTS)
 register_op("BatchMatMulV2", inputs=("a", "b"), attrs={"T": ("a", "b")}, allowed={"T": _MATMUL_TYPES},
-            infer=_infer_matmul, kernel=_matmul_kernel, defaults=_DEFAULTS)
+            infer=_infer_matmul, kernel=_batch_matmul_kernel, defaults=_DEFAULTS)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None):
-    """The matrix product of `a` and `b` (after optional transpose/adjoint); inputs of rank > 2 are
-    batches of matrices with broadcasting batch dimensions."""
+    """The matrix product of `a` and `b`, each optionally transposed or adjoined (conjugate transpose).
+
+    Args:
+      a, b: tensors of one dtype (float, complex, int32 or int64) and rank >= 2; inputs of rank > 2 are
+        batches of matrices whose batch dimensions broadcast (NumPy rules). Python values take the
+        other operand's dtype.
+      transpose_a, transpose_b, adjoint_a, adjoint_b: use op(a) = a^T or a^H (per operand, at most one).
+      a_is_sparse, b_is_sparse: accepted for TF compatibility; ignored.
+    Returns:
+      Shape `batch + [m, n]` (MatMul for two matrices, BatchMatMulV2 otherwise).
+    Raises:
+      InvalidArgumentError naming input 'b' when the inner dimensions differ or batch dimensions do not
+      broadcast; naming 'a'/'b' when an input is not a matrix.
+    """
     if transpose_a and adjoint_a or transpose_b and adjoint_b:
         raise ValueError("Only one of transpose and adjoint may be True for each operand")
     if not isinstance(a, ops.Tensor):
