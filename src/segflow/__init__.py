@@ -70,6 +70,7 @@ dtypes = _dtypes
 try:  # optional families, present once written
     from segflow.ops import nn_ops as _nn
     nn = _nn.namespace()
+    from segflow.ops import nn_grad as _nn_grad  # noqa: F401 - registers the nn gradients
 except ImportError:  # pragma: no cover
     pass
 try:

@@ -1,0 +1,89 @@
+"""Gradients of the ops in nn_ops.py, written with public ops so they differentiate again."""
+from segflow.framework import ops
+from segflow.ops import cwise_ops as cw
+from segflow.ops import join_ops as jo
+from segflow.ops import nn_ops as nn
+from segflow.ops import reduction_ops as ro
+from segflow.ops import shape_ops as so
+
+
+def _dense(grad):
+    return ops.convert_to_tensor(grad) if isinstance(grad, ops.IndexedSlices) else grad
+
+
+@ops.RegisterGradient("Relu")
+def _relu_grad(op, grad):
+    # Through where the output is positive, 0 elsewhere (at 0 too, as in TF).
+    y = op.outputs[0]
+    grad = _dense(grad)
+    return cw.where(cw.greater(y, so.zeros_like(y)), grad, so.zeros_like(grad))
+
+
+@ops.RegisterGradient("Relu6")
+def _relu6_grad(op, grad):
+    x = op.inputs[0]
+    grad = _dense(grad)
+    inside = cw.logical_and(cw.greater(x, so.zeros_like(x)), cw.less(x, so.fill(so.shape(x), cw.cast(6, x.dtype))))
+    return cw.where(inside, grad, so.zeros_like(grad))
+
+
+@ops.RegisterGradient("LeakyRelu")
+def _leaky_relu_grad(op, grad):
+    x = op.inputs[0]
+    grad = _dense(grad)
+    alpha = cw.cast(op.get_attr("alpha"), grad.dtype)
+    return cw.where(cw.greater(x, so.zeros_like(x)), grad, cw.multiply(grad, alpha))
+
+
+@ops.RegisterGradient("Softmax")
+def _softmax_grad(op, grad):
+    # y = softmax(x): dx = (dy - sum(dy * y, -1)) * y, from the output alone.
+    y = op.outputs[0]
+    grad = _dense(grad)
+    return cw.multiply(cw.subtract(grad, ro.reduce_sum(cw.multiply(grad, y), -1, keepdims=True)), y)
+
+
+@ops.RegisterGradient("LogSoftmax")
+def _log_softmax_grad(op, grad):
+    # y = log_softmax(x): dx = dy - sum(dy, -1) * exp(y).
+    y = op.outputs[0]
+    grad = _dense(grad)
+    return cw.subtract(grad, cw.multiply(ro.reduce_sum(grad, -1, keepdims=True), cw.exp(y)))
+
+
+@ops.RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent_grad(op, grad_loss, grad_backprop):
+    # d loss / d logits = softmax(logits) - onehot(labels), rebuilt from public ops (not the op's
+    # second output) so the result can be differentiated again. The second output is TF's
+    # "backprop", an internal value: its gradient is ignored, as in TF.
+    logits, labels = op.inputs
+    depth = so.shape(logits)[-1]
+    onehot = so.one_hot(labels, depth, dtype=logits.dtype)
+    return cw.multiply(jo.expand_dims(_dense(grad_loss), -1), cw.subtract(nn.softmax(logits), onehot)), None
+
+
+@ops.RegisterGradient("SoftmaxCrossEntropyWithLogits")
+def _xent_grad(op, grad_loss, grad_backprop):
+    # loss = -sum(labels * log_softmax(logits)): d/dlogits = softmax(logits) * sum(labels) - labels
+    # (= softmax - labels for distributions); d/dlabels = -log_softmax(logits). Results are summed
+    # back to each input's shape (labels may broadcast).
+    logits, labels = op.inputs
+    g = jo.expand_dims(_dense(grad_loss), -1)
+    label_mass = ro.reduce_sum(labels, -1, keepdims=True)
+    d_logits = cw.multiply(g, cw.subtract(cw.multiply(nn.softmax(logits), label_mass), labels))
+    d_labels = cw.multiply(g, cw.negative(nn.log_softmax(logits)))
+    return cw.sum_to_shape(d_logits, so.shape(logits)), cw.sum_to_shape(d_labels, so.shape(labels))
+
+
+@ops.RegisterGradient("BiasAdd")
+def _bias_add_grad(op, grad):
+    # The bias gets the upstream gradient summed over every axis but the channel axis.
+    grad = _dense(grad)
+    data_format = op.get_attr("data_format")
+    rank = so.rank(grad)
+    from segflow.ops.math_ops import range as range_
+    if data_format is not None and data_format.startswith("NC"):
+        axes = so.concat([so.zeros([1], rank.dtype), range_(2, rank)], 0)
+    else:
+        axes = range_(0, rank - 1)
+    return grad, ro.reduce_sum(grad, axes)
