@@ -1,52 +1,568 @@
-"""The segment-reduction family. Gradients in segment_grad.py; kernels in kernels/segment.py."""
+"""The segment-reduction family: unsorted, sorted and sparse segment reductions, and bincount.
+
+Each op is one `register_op` call; kin ops share an inference function and differ in name and
+kernel (kernels/segment.py). Gradients are in segment_grad.py.
+
+- Unsorted (UnsortedSegment{Sum,Prod,Max,Min,Mean,SqrtN}): ids of any shape that is a prefix of
+  data's shape, in any order; negative ids drop their rows; `num_segments` output rows.
+- Sorted (Segment{Sum,Prod,Max,Min,Mean}): 1-D ids, one per row of data, non-decreasing and
+  non-negative; last id + 1 output rows.
+- Sparse (SparseSegment{Sum,Mean,SqrtN}[WithNumSegments]): rows data[indices[i]] reduced by sorted
+  segment_ids[i]; the *Grad ops are their gradients (each the other's adjoint, so they differentiate
+  to any order).
+
+Empty segments hold: 0 (sum, mean, sqrt_n; sorted max/min), 1 (prod), the dtype's lowest finite
+value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules.
+"""
 import numpy as np
 
+from segflow.eager import context
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import segment
 
-__all__ = ["unsorted_segment_sum"]
+__all__ = [
+    "unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max", "unsorted_segment_min",
+    "unsorted_segment_mean", "unsorted_segment_sqrt_n",
+    "segment_sum", "segment_prod", "segment_max", "segment_min", "segment_mean",
+    "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
+    "sparse_segment_sum_with_num_segments", "sparse_segment_mean_with_num_segments",
+    "sparse_segment_sqrt_n_with_num_segments", "bincount",
+]
 
 _INDEX = (dtypes.int32, dtypes.int64)
+_SUM_TYPES = dtypes.NUMERIC                       # sum, prod: floats, ints, uints, complex
+_EXTREME_TYPES = dtypes.REAL_NUMERIC              # max, min
+_MEAN_TYPES = dtypes.FLOATING + dtypes.COMPLEX    # mean, sqrt_n
+_SPARSE_SUM_TYPES = dtypes.REAL_NUMERIC           # TF's SparseSegmentSum: real numbers
+_SPARSE_MEAN_TYPES = dtypes.FLOATING              # TF's SparseSegmentMean / SqrtN: floats
+_BINCOUNT_WEIGHTS = (dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16, dtypes.float32,
+                     dtypes.float64)
+
+
+# ----------------------------------------------------------------------------------------------
+# Inference
+
+
+def _static_count(op, t, name):
+    """The value of a scalar count input (int, or None until run time); checks dtype and rank."""
+    if t.dtype not in _INDEX:
+        raise errors.invalid_input(op, name, f"must be int32 or int64, not {t.dtype.name}")
+    if t.shape.rank not in (None, 0):
+        raise errors.invalid_input(op, name, f"must be a scalar, got shape {t.shape}")
+    n = tensor_util.constant_value(t)
+    if n is None:
+        return None
+    n = int(n)
+    if n < 0:
+        raise errors.invalid_input(op, name, f"{name} = {n} must not be negative")
+    return n
+
+
+def _tail(data, lead):
+    return data.shape.as_list()[lead:]
 
 
 def _infer_unsorted_segment(op, data, segment_ids, num_segments):
     if segment_ids.dtype not in _INDEX:
         raise errors.invalid_input(op, "segment_ids", f"must be int32 or int64, not {segment_ids.dtype.name}")
-    if num_segments.dtype not in _INDEX:
-        raise errors.invalid_input(op, "num_segments", f"must be int32 or int64, not {num_segments.dtype.name}")
-    if num_segments.shape.rank not in (None, 0):
-        raise errors.invalid_input(op, "num_segments", f"must be a scalar, got shape {num_segments.shape}")
     if not tensor_shape.is_prefix(segment_ids.shape, data.shape):
         raise errors.invalid_input(op, "segment_ids", f"shape {segment_ids.shape} is not a prefix of data's "
                                    f"shape {data.shape}")
-    n = tensor_util.constant_value(num_segments)
-    if n is not None and int(n) < 0:
-        raise errors.invalid_input(op, "num_segments", f"must be non-negative, got {int(n)}")
-    rows = None if n is None else int(n)
+    rows = _static_count(op, num_segments, "num_segments")
     if data.shape.rank is None or segment_ids.shape.rank is None:
         return [TensorSpec(data.dtype, tensor_shape.unknown_shape())]
-    return [TensorSpec(data.dtype, [rows] + data.shape.as_list()[segment_ids.shape.rank:])]
+    return [TensorSpec(data.dtype, [rows] + _tail(data, segment_ids.shape.rank))]
 
 
-register_op("UnsortedSegmentSum", inputs=("data", "segment_ids", "num_segments"),
-            attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
-            allowed={"Tindices": _INDEX, "Tnumsegments": _INDEX},
-            infer=_infer_unsorted_segment,
-            kernel=lambda data, ids, n: segment.unsorted_segment_reduce("sum", data, ids, n))
+def _sorted_rows(segment_ids):
+    """last id + 1 when the ids are a constant that is sorted and non-negative, else None."""
+    ids = tensor_util.constant_value(segment_ids)
+    if ids is None:
+        return None
+    ids = np.asarray(ids).reshape(-1)
+    if ids.size == 0:
+        return 0
+    if ids[0] < 0 or np.any(ids[1:] < ids[:-1]):
+        return None  # the kernel reports it, with the position
+    return int(ids[-1]) + 1
+
+
+def _check_rows_input(op, data):
+    if data.shape.rank == 0:
+        raise errors.invalid_input(op, "data", f"must be at least 1-D, got shape {data.shape}")
+
+
+def _infer_sorted_segment(op, data, segment_ids):
+    if segment_ids.dtype not in _INDEX:
+        raise errors.invalid_input(op, "segment_ids", f"must be int32 or int64, not {segment_ids.dtype.name}")
+    _check_rows_input(op, data)
+    if segment_ids.shape.rank not in (None, 1):
+        raise errors.invalid_input(op, "segment_ids", f"must be 1-D, got shape {segment_ids.shape}")
+    if segment_ids.shape.rank == 1 and data.shape.rank is not None:
+        n, m = segment_ids.shape.as_list()[0], data.shape.as_list()[0]
+        if n is not None and m is not None and n != m:
+            raise errors.invalid_input(op, "segment_ids", f"shape {segment_ids.shape} must be 1-D with the length "
+                                       f"of data's first dimension (data shape {data.shape})")
+    if data.shape.rank is None:
+        return [TensorSpec(data.dtype, tensor_shape.unknown_shape())]
+    return [TensorSpec(data.dtype, [_sorted_rows(segment_ids)] + _tail(data, 1))]
+
+
+def _check_sparse_index_inputs(op, indices, segment_ids):
+    for name, t in (("indices", indices), ("segment_ids", segment_ids)):
+        if t.dtype not in _INDEX:
+            raise errors.invalid_input(op, name, f"must be int32 or int64, not {t.dtype.name}")
+        if t.shape.rank not in (None, 1):
+            raise errors.invalid_input(op, name, f"must be 1-D, got shape {t.shape}")
+    if indices.shape.rank == 1 and segment_ids.shape.rank == 1:
+        a, b = indices.shape.as_list()[0], segment_ids.shape.as_list()[0]
+        if a is not None and b is not None and a != b:
+            raise errors.invalid_input(op, "segment_ids", f"shape {segment_ids.shape} must be 1-D and equal to "
+                                       f"indices shape {indices.shape}")
+
+
+def _infer_sparse_segment(op, data, indices, segment_ids, num_segments=None):
+    _check_rows_input(op, data)
+    _check_sparse_index_inputs(op, indices, segment_ids)
+    if num_segments is not None:
+        rows = _static_count(op, num_segments, "num_segments")
+    else:
+        rows = _sorted_rows(segment_ids)
+    if data.shape.rank is None:
+        return [TensorSpec(data.dtype, tensor_shape.unknown_shape())]
+    return [TensorSpec(data.dtype, [rows] + _tail(data, 1))]
+
+
+def _infer_sparse_segment_grad(op, grad, indices, segment_ids, output_dim0):
+    if grad.shape.rank == 0:
+        raise errors.invalid_input(op, "grad", f"must be at least 1-D, got shape {grad.shape}")
+    _check_sparse_index_inputs(op, indices, segment_ids)
+    rows = _static_count(op, output_dim0, "output_dim0")
+    if grad.shape.rank is None:
+        return [TensorSpec(grad.dtype, tensor_shape.unknown_shape())]
+    return [TensorSpec(grad.dtype, [rows] + _tail(grad, 1))]
+
+
+def _infer_bincount(op, arr, size, weights):
+    if arr.dtype not in _INDEX:
+        raise errors.invalid_input(op, "arr", f"must be int32 or int64, not {arr.dtype.name}")
+    rows = _static_count(op, size, "size")
+    return [TensorSpec(weights.dtype, [rows])]
+
+
+# ----------------------------------------------------------------------------------------------
+# Op definitions
+
+
+def _unsorted_kernel(kind):
+    def kernel(data, segment_ids, num_segments):
+        return segment.unsorted_segment_reduce(kind, data, segment_ids, num_segments)
+    kernel.__name__ = f"unsorted_segment_{kind}"
+    return kernel
+
+
+def _sorted_kernel(kind):
+    def kernel(data, segment_ids):
+        return segment.sorted_segment_reduce(kind, data, segment_ids)
+    kernel.__name__ = f"segment_{kind}"
+    return kernel
+
+
+def _sparse_kernel(kind):
+    def kernel(data, indices, segment_ids, num_segments=None):
+        return segment.sparse_segment_reduce(kind, data, indices, segment_ids, num_segments)
+    kernel.__name__ = f"sparse_segment_{kind}"
+    return kernel
+
+
+def _sparse_grad_kernel(kind):
+    def kernel(grad, indices, segment_ids, output_dim0):
+        return segment.sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0)
+    kernel.__name__ = f"sparse_segment_{kind}_grad"
+    return kernel
+
+
+for _name, _kind, _types in (("UnsortedSegmentSum", "sum", _SUM_TYPES),
+                             ("UnsortedSegmentProd", "prod", _SUM_TYPES),
+                             ("UnsortedSegmentMax", "max", _EXTREME_TYPES),
+                             ("UnsortedSegmentMin", "min", _EXTREME_TYPES),
+                             ("UnsortedSegmentMean", "mean", _MEAN_TYPES),
+                             ("UnsortedSegmentSqrtN", "sqrt_n", _MEAN_TYPES)):
+    register_op(_name, inputs=("data", "segment_ids", "num_segments"),
+                attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
+                allowed={"T": _types, "Tindices": _INDEX, "Tnumsegments": _INDEX},
+                infer=_infer_unsorted_segment, kernel=_unsorted_kernel(_kind))
+
+for _name, _kind, _types in (("SegmentSum", "sum", _SUM_TYPES),
+                             ("SegmentProd", "prod", _SUM_TYPES),
+                             ("SegmentMax", "max", _EXTREME_TYPES),
+                             ("SegmentMin", "min", _EXTREME_TYPES),
+                             ("SegmentMean", "mean", _MEAN_TYPES)):
+    register_op(_name, inputs=("data", "segment_ids"),
+                attrs={"T": "data", "Tindices": "segment_ids"},
+                allowed={"T": _types, "Tindices": _INDEX},
+                infer=_infer_sorted_segment, kernel=_sorted_kernel(_kind))
+
+for _name, _kind, _types in (("SparseSegmentSum", "sum", _SPARSE_SUM_TYPES),
+                             ("SparseSegmentMean", "mean", _SPARSE_MEAN_TYPES),
+                             ("SparseSegmentSqrtN", "sqrt_n", _SPARSE_MEAN_TYPES)):
+    register_op(_name, inputs=("data", "indices", "segment_ids"),
+                attrs={"T": "data", "Tidx": "indices", "Tsegmentids": "segment_ids"},
+                allowed={"T": _types, "Tidx": _INDEX, "Tsegmentids": _INDEX},
+                infer=_infer_sparse_segment, kernel=_sparse_kernel(_kind))
+    register_op(_name + "WithNumSegments", inputs=("data", "indices", "segment_ids", "num_segments"),
+                attrs={"T": "data", "Tidx": "indices", "Tsegmentids": "segment_ids",
+                       "Tnumsegments": "num_segments"},
+                allowed={"T": _types, "Tidx": _INDEX, "Tsegmentids": _INDEX, "Tnumsegments": _INDEX},
+                infer=_infer_sparse_segment, kernel=_sparse_kernel(_kind))
+    # The gradient w.r.t. data: out[indices[i]] += grad[segment_ids[i]] * scale_i.
+    register_op(_name + "Grad", inputs=("grad", "indices", "segment_ids", "output_dim0"),
+                attrs={"T": "grad", "Tidx": "indices", "Tsegmentids": "segment_ids", "Tdim": "output_dim0"},
+                allowed={"T": _types, "Tidx": _INDEX, "Tsegmentids": _INDEX, "Tdim": _INDEX},
+                infer=_infer_sparse_segment_grad, kernel=_sparse_grad_kernel(_kind))
+
+
+def _bincount_kernel(arr, size, weights):
+    # Empty weights with non-empty arr mean "count" (TF's convention); size caps and pads.
+    if weights.size == 0 and np.size(arr) != 0:
+        return segment.bincount(arr, None, minlength=size, maxlength=size, dtype=weights.dtype)
+    return segment.bincount(arr, weights, minlength=size, maxlength=size, dtype=weights.dtype)
+
+
+register_op("Bincount", inputs=("arr", "size", "weights"),
+            attrs={"Tarr": "arr", "Tsize": "size", "T": "weights"},
+            allowed={"Tarr": _INDEX, "Tsize": _INDEX, "T": _BINCOUNT_WEIGHTS},
+            infer=_infer_bincount, kernel=_bincount_kernel)
+
+
+# ----------------------------------------------------------------------------------------------
+# Unsorted segment reductions
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
-    """Adds up the rows of `data` that share a segment id.
+    """Adds up the rows of `data` that share a segment id: out[j] = sum of data[i] with ids[i] == j.
 
     Args:
-      data: tensor whose leading dimensions have the shape of `segment_ids`.
-      segment_ids: int32 or int64 ids of any shape that is a prefix of data's shape; rows with a
-        negative id are dropped.
-      num_segments: number of output rows (int or 0-D int tensor).
+      data: tensor of any numeric dtype (floats, ints, uints, complex) whose leading dimensions
+        have the shape of `segment_ids`.
+      segment_ids: int32 or int64 ids of any shape that is a prefix of `data.shape`, in any order;
+        rows with a negative id are dropped (and get a zero gradient).
+      num_segments: number of output rows: a Python int, NumPy integer or 0-D int32/int64 tensor
+        (may be known only at run time).
     Returns:
-      Shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold 0.
+      `data.dtype`, shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold 0.
     Raises:
-      InvalidArgumentError: an id >= num_segments (naming its position), bad shapes or dtypes.
+      InvalidArgumentError: an id >= num_segments (naming its position and value), a negative
+        num_segments, ids whose shape is not a prefix of data's, or an unsupported dtype.
     """
     return apply_op("UnsortedSegmentSum", data, segment_ids, num_segments, name=name)
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    """Multiplies the rows of `data` that share a segment id.
+
+    Args:
+      data: tensor of any numeric dtype whose leading dimensions have the shape of `segment_ids`.
+      segment_ids: int32 or int64 ids of any shape that is a prefix of `data.shape`, in any order;
+        negative ids are dropped.
+      num_segments: number of output rows (int or 0-D int32/int64 tensor).
+    Returns:
+      `data.dtype`, shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold 1.
+    Raises:
+      InvalidArgumentError: an id >= num_segments, a negative num_segments, bad shapes or dtypes.
+    """
+    return apply_op("UnsortedSegmentProd", data, segment_ids, num_segments, name=name)
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    """The elementwise maximum of the rows of `data` that share a segment id.
+
+    Args:
+      data: tensor of a real dtype (floats, ints, uints) whose leading dimensions have the shape
+        of `segment_ids`.
+      segment_ids: int32 or int64 ids of any shape that is a prefix of `data.shape`, in any order;
+        negative ids are dropped.
+      num_segments: number of output rows (int or 0-D int32/int64 tensor).
+    Returns:
+      `data.dtype`, shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold the
+      lowest finite value of the dtype (e.g. -3.4028235e38 for float32). The gradient is split
+      equally among tied maxima.
+    Raises:
+      InvalidArgumentError: an id >= num_segments, a negative num_segments, bad shapes or dtypes.
+    """
+    return apply_op("UnsortedSegmentMax", data, segment_ids, num_segments, name=name)
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    """The elementwise minimum of the rows of `data` that share a segment id.
+
+    Args:
+      data: tensor of a real dtype whose leading dimensions have the shape of `segment_ids`.
+      segment_ids: int32 or int64 ids of any shape that is a prefix of `data.shape`, in any order;
+        negative ids are dropped.
+      num_segments: number of output rows (int or 0-D int32/int64 tensor).
+    Returns:
+      `data.dtype`, shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold the
+      highest finite value of the dtype. The gradient is split equally among tied minima.
+    Raises:
+      InvalidArgumentError: an id >= num_segments, a negative num_segments, bad shapes or dtypes.
+    """
+    return apply_op("UnsortedSegmentMin", data, segment_ids, num_segments, name=name)
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    """The mean of the rows of `data` that share a segment id: sum / count.
+
+    Args:
+      data: floating or complex tensor whose leading dimensions have the shape of `segment_ids`.
+      segment_ids: int32 or int64 ids of any shape that is a prefix of `data.shape`, in any order;
+        negative ids are dropped (not counted).
+      num_segments: number of output rows (int or 0-D int32/int64 tensor).
+    Returns:
+      `data.dtype`, shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold 0.
+    Raises:
+      InvalidArgumentError: an id >= num_segments, a negative num_segments, bad shapes or dtypes.
+    """
+    return apply_op("UnsortedSegmentMean", data, segment_ids, num_segments, name=name)
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """The sum of the rows of `data` that share a segment id divided by sqrt(count).
+
+    Args:
+      data: floating or complex tensor whose leading dimensions have the shape of `segment_ids`.
+      segment_ids: int32 or int64 ids of any shape that is a prefix of `data.shape`, in any order;
+        negative ids are dropped (not counted).
+      num_segments: number of output rows (int or 0-D int32/int64 tensor).
+    Returns:
+      `data.dtype`, shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold 0.
+    Raises:
+      InvalidArgumentError: an id >= num_segments, a negative num_segments, bad shapes or dtypes.
+    """
+    return apply_op("UnsortedSegmentSqrtN", data, segment_ids, num_segments, name=name)
+
+
+# ----------------------------------------------------------------------------------------------
+# Sorted segment reductions
+
+_SORTED_ARGS = """Args:
+      data: tensor of at least one dimension.
+      segment_ids: 1-D int32 or int64 ids, one per row of `data` (length `data.shape[0]`),
+        non-decreasing and non-negative; gaps make empty segments.
+    Returns:
+      `data.dtype`, shape `[segment_ids[-1] + 1] + data.shape[1:]` (0 rows when data is empty);
+      {empty}.
+    Raises:
+      InvalidArgumentError: decreasing ids ("segment ids are not increasing", naming the position),
+        a negative id, a length that differs from data's first dimension, or a bad dtype."""
+
+
+def segment_sum(data, segment_ids, name=None):
+    """Adds up the rows of `data` by sorted segment id (any numeric dtype).
+
+    {}
+    """
+    return apply_op("SegmentSum", data, segment_ids, name=name)
+
+
+def segment_prod(data, segment_ids, name=None):
+    """Multiplies the rows of `data` by sorted segment id (any numeric dtype).
+
+    {}
+    """
+    return apply_op("SegmentProd", data, segment_ids, name=name)
+
+
+def segment_max(data, segment_ids, name=None):
+    """The elementwise maximum of the rows of `data` by sorted segment id (real dtypes).
+
+    {}
+    """
+    return apply_op("SegmentMax", data, segment_ids, name=name)
+
+
+def segment_min(data, segment_ids, name=None):
+    """The elementwise minimum of the rows of `data` by sorted segment id (real dtypes).
+
+    {}
+    """
+    return apply_op("SegmentMin", data, segment_ids, name=name)
+
+
+def segment_mean(data, segment_ids, name=None):
+    """The mean of the rows of `data` by sorted segment id (floating or complex dtypes).
+
+    {}
+    """
+    return apply_op("SegmentMean", data, segment_ids, name=name)
+
+
+for _fn, _empty in ((segment_sum, "empty segments hold 0"), (segment_prod, "empty segments hold 1"),
+                    (segment_max, "empty segments hold 0 (unlike unsorted_segment_max); the gradient "
+                                  "is split equally among tied maxima"),
+                    (segment_min, "empty segments hold 0 (unlike unsorted_segment_min); the gradient "
+                                  "is split equally among tied minima"),
+                    (segment_mean, "empty segments hold 0")):
+    _fn.__doc__ = _fn.__doc__.replace("{}", _SORTED_ARGS.replace("{empty}", _empty))
+
+
+# ----------------------------------------------------------------------------------------------
+# Sparse segment reductions
+
+_SPARSE_ARGS = """Args:
+      data: tensor of at least one dimension ({dtypes}).
+      indices: 1-D int32 or int64 rows of `data` to read, each in [0, data.shape[0]); may repeat.
+      segment_ids: 1-D int32 or int64 ids as long as `indices`, non-decreasing and non-negative
+        (below `num_segments` when given).
+      num_segments: optional number of output rows (int or 0-D int32/int64 tensor); default
+        `segment_ids[-1] + 1`.
+    Returns:
+      `data.dtype`, shape `[num_segments] + data.shape[1:]`; row j reduces data[indices[i]] over
+      the i with segment_ids[i] == j; empty segments hold 0.
+    Raises:
+      InvalidArgumentError: an index out of range, decreasing or negative ids, an id >=
+        num_segments, lengths that differ, or a bad dtype."""
+
+
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
+    """Sums rows of `data` picked by `indices`, by sorted segment id.
+
+    {}
+    """
+    if num_segments is not None:
+        return sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=name)
+    return apply_op("SparseSegmentSum", data, indices, segment_ids, name=name)
+
+
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
+    """Means of rows of `data` picked by `indices`, by sorted segment id.
+
+    {}
+    """
+    if num_segments is not None:
+        return sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=name)
+    return apply_op("SparseSegmentMean", data, indices, segment_ids, name=name)
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
+    """Sums of rows of `data` picked by `indices`, by sorted segment id, divided by sqrt(count).
+
+    {}
+    """
+    if num_segments is not None:
+        return sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=name)
+    return apply_op("SparseSegmentSqrtN", data, indices, segment_ids, name=name)
+
+
+def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=None):
+    """sparse_segment_sum with `num_segments` output rows.
+
+    {}
+    """
+    return apply_op("SparseSegmentSumWithNumSegments", data, indices, segment_ids, num_segments, name=name)
+
+
+def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=None):
+    """sparse_segment_mean with `num_segments` output rows.
+
+    {}
+    """
+    return apply_op("SparseSegmentMeanWithNumSegments", data, indices, segment_ids, num_segments, name=name)
+
+
+def sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=None):
+    """sparse_segment_sqrt_n with `num_segments` output rows.
+
+    {}
+    """
+    return apply_op("SparseSegmentSqrtNWithNumSegments", data, indices, segment_ids, num_segments, name=name)
+
+
+for _fn, _types in ((sparse_segment_sum, "real dtypes"), (sparse_segment_mean, "floating dtypes"),
+                    (sparse_segment_sqrt_n, "floating dtypes"),
+                    (sparse_segment_sum_with_num_segments, "real dtypes"),
+                    (sparse_segment_mean_with_num_segments, "floating dtypes"),
+                    (sparse_segment_sqrt_n_with_num_segments, "floating dtypes")):
+    _fn.__doc__ = _fn.__doc__.replace("{}", _SPARSE_ARGS.replace("{dtypes}", _types))
+
+
+def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, name=None):
+    """The gradient of sparse_segment_{kind} w.r.t. data (kind: "sum", "mean" or "sqrt_n").
+
+    Returns shape `[output_dim0] + grad.shape[1:]`: out[indices[i]] += grad[segment_ids[i]] * s_i,
+    s_i 1 (sum), 1/count (mean) or 1/sqrt(count) (sqrt_n) of segment segment_ids[i].
+    """
+    op_type = {"sum": "SparseSegmentSumGrad", "mean": "SparseSegmentMeanGrad",
+               "sqrt_n": "SparseSegmentSqrtNGrad"}[kind]
+    return apply_op(op_type, grad, indices, segment_ids, output_dim0, name=name)
+
+
+# ----------------------------------------------------------------------------------------------
+# bincount
+
+
+def _concrete(x):
+    """x as a NumPy array when its value is known now (eager tensor, constant, array), else None."""
+    if x is None:
+        return None
+    if isinstance(x, ops.EagerTensor):
+        return x.numpy()
+    if isinstance(x, ops.Tensor):
+        v = tensor_util.constant_value(x)
+        return None if v is None else np.asarray(v)
+    if hasattr(x, "_dense_var_to_tensor"):  # a variable: read it as a tensor
+        return None
+    return np.asarray(x)
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None):
+    """Counts how often each value occurs in `arr` (or sums `weights` per value).
+
+    Args:
+      arr: int32 or int64 tensor of any shape with non-negative values.
+      weights: optional tensor of the shape of `arr` (int32, int64 or floating); bin v then holds
+        the sum of the weights at the positions where arr == v.
+      minlength: optional minimum number of bins (the output is padded with zeros).
+      maxlength: optional maximum number of bins; values >= maxlength are ignored.
+      dtype: the output dtype when `weights` is None.
+    Returns:
+      1-D tensor of length `max(max(arr) + 1, minlength)` (0 for an empty arr), capped at
+      `maxlength`; dtype `weights.dtype`, or `dtype` without weights. Bins no value reaches hold 0.
+    Raises:
+      InvalidArgumentError: a negative value in arr (naming its position), weights of another
+        shape, a negative minlength/maxlength or an unsupported dtype.
+    """
+    with ops.name_scope(name, "bincount", [arr, weights, minlength, maxlength]):
+        if not isinstance(arr, ops.Tensor) and not hasattr(arr, "_dense_var_to_tensor"):
+            arr = np.asarray(arr)
+            if arr.dtype.kind not in "iu" and arr.size == 0:
+                arr = arr.astype(np.int32)
+        arr = ops.convert_to_tensor(arr)
+        size = _bincount_size(arr, minlength, maxlength)
+        if weights is None:
+            weights = ops.convert_to_tensor(np.zeros((0,), dtypes.as_dtype(dtype).as_numpy_dtype))
+        return apply_op("Bincount", arr, size, weights)
+
+
+def _bincount_size(arr, minlength, maxlength):
+    """The number of bins: max(max(arr) + 1, minlength), capped at maxlength (an int32 scalar)."""
+    values = _concrete(arr)
+    lo, hi = _concrete(minlength), _concrete(maxlength)
+    known = values is not None and (minlength is None or lo is not None) and (maxlength is None or hi is not None)
+    if known:
+        size = max(int(values.max()) + 1, 0) if values.size else 0  # negatives: the kernel names them
+        if lo is not None:
+            size = max(size, int(lo))
+        if hi is not None:
+            size = min(size, int(hi))  # a negative maxlength reaches the op, which refuses it
+        return np.asarray(size, np.int64 if abs(size) >= 2**31 else np.int32)
+    from segflow.ops import cwise_ops as cw, reduction_ops as ro, shape_ops as so
+    flat = so.reshape(arr, [-1])
+    size = cw.add(ro.reduce_max(so.concat([flat, cw.cast([-1], arr.dtype)], 0)), cw.cast(1, arr.dtype))
+    size = cw.cast(size, dtypes.int32)
+    if minlength is not None:
+        size = cw.maximum(size, cw.cast(minlength, dtypes.int32))
+    if maxlength is not None:
+        size = cw.minimum(size, cw.cast(maxlength, dtypes.int32))
+    return size
