@@ -79,4 +79,7 @@ try:
 except ImportError:  # pragma: no cover
     pass
 
+from segflow.training import training as _training  # noqa: E402
+train = _training.namespace()
+
 __version__ = "0.1.0"
