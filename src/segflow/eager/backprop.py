@@ -30,15 +30,15 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
                     unconnected_gradients=UnconnectedGradients.NONE):
     """Gradients of `targets` (weighted by `output_gradients`) w.r.t. `sources` over `tape`'s records."""
     from segflow.ops import array_ops
-    src_ids = {id(s) for s in sources}
     # Records on a path from a source: a forward pass over the tape.
-    reach = set(src_ids)
+    reach = {id(s) for s in sources}
     useful = []
     for r in tape.records:
         for x in r.inputs:
             if id(x) in reach:
                 useful.append(r)
-                reach.update(id(o) for o in r.outputs)
+                for o in r.outputs:
+                    reach.add(id(o))
                 break
     grads = {}
     for i, t in enumerate(targets):
@@ -50,25 +50,37 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
         else:
             g = ops.convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
         grads.setdefault(id(t), []).append(g)
+    get = grads.get
     for r in reversed(useful):
         out_grads = []
+        any_grad = False
         for o in r.outputs:
-            lst = grads.get(id(o))
+            lst = get(id(o))
             if lst:
-                g = aggregate(lst)
-                grads[id(o)] = [g]
+                g = lst[0] if len(lst) == 1 else aggregate(lst)
+                lst[:] = (g,)
+                any_grad = any_grad or g is not None
             else:
                 g = None
             out_grads.append(g)
-        if all(g is None for g in out_grads):
+        if not any_grad:
             continue
         grad_fn = lookup_grad_fn(r)
         if grad_fn is None:
             continue
+        inputs = r.inputs
+        if len(inputs) > 1:
+            # Lets gradient functions skip work for inputs off every path from a source (the
+            # constant factor of a Mul); their gradients would be dropped below anyway.
+            r.skip_input_indices = tuple(i for i, x in enumerate(inputs) if id(x) not in reach) or None
         in_grads = call_grad_fn(grad_fn, r, out_grads)
-        for x, g in zip(r.inputs, in_grads):
+        for x, g in zip(inputs, in_grads):
             if g is not None and id(x) in reach and is_backpropagatable(x):
-                grads.setdefault(id(x), []).append(g)
+                lst = get(id(x))
+                if lst is None:
+                    grads[id(x)] = [g]
+                else:
+                    lst.append(g)
     result = []
     for s in sources:
         g = aggregate(grads.get(id(s), ()))

@@ -14,7 +14,11 @@ class EagerOperation:
     """What a gradient function sees for an eagerly executed op: the same contract as a graph
     Operation (`type`, `name`, `inputs`, `outputs`, `get_attr`)."""
 
-    __slots__ = ("_opdef", "inputs", "outputs", "_attrs", "grad_fn", "_input_counts")
+    __slots__ = ("_opdef", "inputs", "outputs", "_attrs", "grad_fn", "_input_counts", "skip_input_indices")
+
+    # No graph: lets `ops.get_gradient_function`'s `getattr(op, "_graph", None)` hit a class attribute
+    # instead of raising and catching AttributeError for every op the tape differentiates.
+    _graph = None
 
     def __init__(self, opdef, inputs, outputs, attrs, grad_fn=None, input_counts=None):
         self._opdef = opdef
@@ -23,6 +27,8 @@ class EagerOperation:
         self._attrs = attrs
         self.grad_fn = grad_fn
         self._input_counts = input_counts
+        # Inputs that need no gradient in the current backward pass (set by imperative_grad).
+        self.skip_input_indices = None
 
     @property
     def type(self):
@@ -125,8 +131,11 @@ def record(opdef, inputs, outputs, attrs, grad_fn=None):
         if entry is None:
             entry = EagerOperation(opdef, list(flat), list(outputs), attrs, grad_fn, counts)
         tape.records.append(entry)
-        for o in outputs:
-            tape.watch(o)
+        keep = tape.keep
+        for o in outputs:  # tape.watch(o), inlined: this runs for every recorded op
+            if id(o) not in watched:
+                watched.add(id(o))
+                keep.append(o)
 
 
 def variable_accessed(variable):

@@ -97,11 +97,14 @@ class OpDef:
             if attr not in self.attr_positions:
                 raise ValueError(f"register_op('{name}'): 'allowed' names attr '{attr}' that no input sets")
             self.allowed[attr] = frozenset(dtypes.as_dtype(t) for t in types)
-        # Precomputed for the eager fast path: (positions, allowed numpy dtypes or None).
+        # Precomputed for the eager fast path: (first position, other positions, allowed numpy
+        # dtypes or None, attr name, whether the first position is a list input).
         self._checks = tuple(
-            (pos, frozenset(t.np for t in self.allowed[a]) if a in self.allowed else None, a)
+            (pos[0], pos[1:], frozenset(t.np for t in self.allowed[a]) if a in self.allowed else None, a,
+             self.list_inputs[pos[0]])
             for a, pos in self.attr_positions.items())
         self._fast = not self.has_list_input and not stateful
+        self._single = num_outputs == 1 and not list_output
 
     def output_count(self, attrs, input_counts):
         n = self.num_outputs
@@ -166,17 +169,17 @@ def apply_op(op_type, *inputs, name=None, **attrs):
 
 
 def _run_eager(opdef, tensors, args, attrs, name):
-    for positions, allowed, attr in opdef._checks:
-        first = args[positions[0]]
-        if opdef.list_inputs[positions[0]]:
-            _check_list_dtypes(opdef, positions, args, name)
+    for p0, rest, allowed, attr, is_list in opdef._checks:
+        if is_list:
+            _check_list_dtypes(opdef, (p0,) + rest, args, name)
             continue
-        dt = first.dtype
-        for p in positions[1:]:
-            if args[p].dtype != dt:
-                raise _dtype_mismatch(opdef, name, positions[0], p, dt, args[p].dtype)
+        dt = args[p0].dtype
+        for p in rest:
+            # NumPy's builtin dtypes are singletons: `is` settles the common case without `!=`.
+            if args[p].dtype is not dt and args[p].dtype != dt:
+                raise _dtype_mismatch(opdef, name, p0, p, dt, args[p].dtype)
         if allowed is not None and dt not in allowed:
-            raise _dtype_not_allowed(opdef, name, positions[0], attr, dt)
+            raise _dtype_not_allowed(opdef, name, p0, attr, dt)
     if opdef.defaults:
         full = dict(opdef.defaults)
         full.update(attrs)
@@ -185,15 +188,17 @@ def _run_eager(opdef, tensors, args, attrs, name):
     try:
         if opdef.stateful:
             out = opdef.kernel(ExecState(_EAGER_RESOURCES, None), *args, **full)
-        else:
+        elif full:
             out = opdef.kernel(*args, **full)
+        else:
+            out = opdef.kernel(*args)  # no `**{}`: cheaper for the many attr-less ops
     except errors.OpError:
         raise
     except BadInput as e:
         raise errors.invalid_input(_OpStub(opdef.name, name), e.input_name, e.message) from None
     except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, MemoryError) as e:
         raise _explain_failure(opdef, tensors, full, name, e) from None
-    if opdef.num_outputs == 1 and not opdef.list_output:
+    if opdef._single:
         if type(out) is not _ndarray and not isinstance(out, _generic):
             out = np.asarray(out)
         result = _EagerTensor(out)

@@ -475,6 +475,9 @@ def _producer_text(t):
 class Operation:
     """A node of a Graph: an op type, inputs, attrs, outputs."""
 
+    # Gradient functions may read TF's `op.skip_input_indices`; a graph op never skips (None).
+    skip_input_indices = None
+
     def __init__(self, graph, op_type, name, inputs, attrs, output_specs, opdef, input_counts=None,
                  control_inputs=(), device="", colocation=None):
         self._graph = graph

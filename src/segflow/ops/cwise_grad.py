@@ -1,10 +1,37 @@
 """Gradients of the elementwise ops in cwise_ops.py. Complex gradients conjugate (TF's convention:
 the gradient of a real loss w.r.t. z is dL/d(conj z))."""
+import numpy as np
+
+from segflow.eager import context
 from segflow.framework import ops
 from segflow.ops import cwise_ops as cw
 from segflow.ops import shape_ops
 
 _Eager = ops.EagerTensor
+_state = context._state
+_SCALARS = {}  # (value, dtype) -> read-only eager scalar, shared by all eager gradient calls
+
+
+def _scalar(value, dtype):
+    """The constant `value` of `dtype` in a gradient formula. Eagerly the tensor is made once and
+    reused (converting a Python number costs more than the arithmetic it feeds); in a graph it is a
+    Const node as before."""
+    if not _state.eager:
+        return cw.cast(value, dtype)
+    key = (value, dtype)
+    t = _SCALARS.get(key)
+    if t is None:
+        t = cw.cast(value, dtype)
+        if type(t._value) is np.ndarray:
+            t._value.flags.writeable = False
+        _SCALARS[key] = t
+    return t
+
+
+def _skip(op):
+    """Input positions that need no gradient (TF's `op.skip_input_indices`): set by GradientTape for
+    inputs not on a path from a source, so e.g. Mul skips the product for a constant factor."""
+    return getattr(op, "skip_input_indices", None) or ()
 
 
 def _unbroadcast(grad, x):
@@ -22,27 +49,34 @@ def _unbroadcast(grad, x):
 @ops.RegisterGradient("AddV2")
 def _add_grad(op, grad):
     x, y = op.inputs
-    return _unbroadcast(grad, x), _unbroadcast(grad, y)
+    skip = _skip(op)
+    return (None if 0 in skip else _unbroadcast(grad, x),
+            None if 1 in skip else _unbroadcast(grad, y))
 
 
 @ops.RegisterGradient("Sub")
 def _sub_grad(op, grad):
     x, y = op.inputs
-    return _unbroadcast(grad, x), _unbroadcast(cw.negative(grad), y)
+    skip = _skip(op)
+    return (None if 0 in skip else _unbroadcast(grad, x),
+            None if 1 in skip else _unbroadcast(cw.negative(grad), y))
 
 
 @ops.RegisterGradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
-    return (_unbroadcast(cw.multiply(grad, cw.conj(y)), x),
-            _unbroadcast(cw.multiply(cw.conj(x), grad), y))
+    skip = _skip(op)
+    return (None if 0 in skip else _unbroadcast(cw.multiply(grad, cw.conj(y)), x),
+            None if 1 in skip else _unbroadcast(cw.multiply(cw.conj(x), grad), y))
 
 
 @ops.RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
     x, y = op.inputs
+    skip = _skip(op)
     cx, cy = cw.conj(x), cw.conj(y)
-    return (_unbroadcast(cw.realdiv(grad, cy), x),
+    return (None if 0 in skip else _unbroadcast(cw.realdiv(grad, cy), x),
+            None if 1 in skip else
             _unbroadcast(cw.multiply(grad, cw.realdiv(cw.realdiv(cw.negative(cx), cy), cy)), y))
 
 
@@ -67,7 +101,7 @@ def _pow_grad(op, grad):
     x, y = op.inputs
     z = op.outputs[0]
     cx, cy, cz = cw.conj(x), cw.conj(y), cw.conj(z)
-    gx = cw.multiply(grad, cw.multiply(cy, cw.pow(cx, cw.subtract(cy, cw.cast(1, y.dtype)))))
+    gx = cw.multiply(grad, cw.multiply(cy, cw.pow(cx, cw.subtract(cy, _scalar(1, y.dtype)))))
     zero = shape_ops.zeros_like(x)
     if x.dtype.is_complex:
         safe = cw.not_equal(x, zero)
@@ -102,7 +136,7 @@ def _squared_difference_grad(op, grad):
     x, y = op.inputs
     if grad.dtype.is_complex:
         grad = cw.cast(cw.real(grad), grad.dtype)
-    d = cw.multiply(cw.multiply(grad, cw.cast(2, grad.dtype)), cw.subtract(x, y))
+    d = cw.multiply(cw.multiply(grad, _scalar(2, grad.dtype)), cw.subtract(x, y))
     return _unbroadcast(d, x), _unbroadcast(cw.negative(d), y)
 
 
@@ -146,13 +180,13 @@ def _complex_abs_grad(op, grad):
 @ops.RegisterGradient("Square")
 def _square_grad(op, grad):
     x = op.inputs[0]
-    return cw.multiply(grad, cw.multiply(cw.cast(2, x.dtype), cw.conj(x)))
+    return cw.multiply(grad, cw.multiply(_scalar(2, x.dtype), cw.conj(x)))
 
 
 @ops.RegisterGradient("Sqrt")
 def _sqrt_grad(op, grad):
     y = op.outputs[0]
-    return cw.realdiv(cw.multiply(grad, cw.cast(0.5, y.dtype)), cw.conj(y))
+    return cw.realdiv(cw.multiply(grad, _scalar(0.5, y.dtype)), cw.conj(y))
 
 
 @ops.RegisterGradient("Rsqrt")
@@ -160,7 +194,7 @@ def _rsqrt_grad(op, grad):
     # d/dx x^-1/2 = -1/2 y^3
     y = op.outputs[0]
     cy = cw.conj(y)
-    return cw.multiply(grad, cw.multiply(cw.cast(-0.5, y.dtype), cw.multiply(cy, cw.multiply(cy, cy))))
+    return cw.multiply(grad, cw.multiply(_scalar(-0.5, y.dtype), cw.multiply(cy, cw.multiply(cy, cy))))
 
 
 @ops.RegisterGradient("Exp")
@@ -181,7 +215,7 @@ def _log_grad(op, grad):
 @ops.RegisterGradient("Log1p")
 def _log1p_grad(op, grad):
     x = op.inputs[0]
-    return cw.realdiv(grad, cw.conj(cw.add(x, cw.cast(1, x.dtype))))
+    return cw.realdiv(grad, cw.conj(cw.add(x, _scalar(1, x.dtype))))
 
 
 @ops.RegisterGradient("Sin")
@@ -203,19 +237,19 @@ def _tan_grad(op, grad):
 @ops.RegisterGradient("Asin")
 def _asin_grad(op, grad):
     x = cw.conj(op.inputs[0])
-    return cw.multiply(grad, cw.rsqrt(cw.subtract(cw.cast(1, x.dtype), cw.square(x))))
+    return cw.multiply(grad, cw.rsqrt(cw.subtract(_scalar(1, x.dtype), cw.square(x))))
 
 
 @ops.RegisterGradient("Acos")
 def _acos_grad(op, grad):
     x = cw.conj(op.inputs[0])
-    return cw.negative(cw.multiply(grad, cw.rsqrt(cw.subtract(cw.cast(1, x.dtype), cw.square(x)))))
+    return cw.negative(cw.multiply(grad, cw.rsqrt(cw.subtract(_scalar(1, x.dtype), cw.square(x)))))
 
 
 @ops.RegisterGradient("Atan")
 def _atan_grad(op, grad):
     x = cw.conj(op.inputs[0])
-    return cw.realdiv(grad, cw.add(cw.cast(1, x.dtype), cw.square(x)))
+    return cw.realdiv(grad, cw.add(_scalar(1, x.dtype), cw.square(x)))
 
 
 @ops.RegisterGradient("Sinh")
@@ -231,13 +265,13 @@ def _cosh_grad(op, grad):
 @ops.RegisterGradient("Tanh")
 def _tanh_grad(op, grad):
     y = cw.conj(op.outputs[0])
-    return cw.multiply(grad, cw.subtract(cw.cast(1, y.dtype), cw.multiply(y, y)))
+    return cw.multiply(grad, cw.subtract(_scalar(1, y.dtype), cw.multiply(y, y)))
 
 
 @ops.RegisterGradient("Sigmoid")
 def _sigmoid_grad(op, grad):
     y = cw.conj(op.outputs[0])
-    return cw.multiply(grad, cw.multiply(y, cw.subtract(cw.cast(1, y.dtype), y)))
+    return cw.multiply(grad, cw.multiply(y, cw.subtract(_scalar(1, y.dtype), y)))
 
 
 @ops.RegisterGradient("Softplus")
@@ -248,7 +282,7 @@ def _softplus_grad(op, grad):
 @ops.RegisterGradient("Erf")
 def _erf_grad(op, grad):
     x = op.inputs[0]
-    two_over_root_pi = cw.cast(1.1283791670955126, x.dtype)
+    two_over_root_pi = _scalar(1.1283791670955126, x.dtype)
     return cw.multiply(grad, cw.multiply(two_over_root_pi, cw.exp(cw.negative(cw.square(x)))))
 
 

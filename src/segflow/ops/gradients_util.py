@@ -29,12 +29,15 @@ def _check_aggregation_method(method):
 
 def aggregate(grads, aggregation_method=None):
     """One gradient from the list of gradients that reached a tensor (None if the list is empty)."""
-    from segflow.ops import array_ops, math_ops
+    # Fast path (almost every tensor gets exactly one gradient): no list building, no imports.
+    if len(grads) == 1 and grads[0] is not None:
+        return grads[0]
     grads = [g for g in grads if g is not None]
     if not grads:
         return None
     if len(grads) == 1:
         return grads[0]
+    from segflow.ops import array_ops, math_ops
     sparse = [g for g in grads if isinstance(g, ops.IndexedSlices)]
     if len(sparse) == len(grads):
         return ops.IndexedSlices(array_ops.concat([g.values for g in grads], 0),
@@ -60,16 +63,21 @@ def is_backpropagatable(t):
 def call_grad_fn(grad_fn, op, out_grads):
     """Calls `grad_fn(op, *out_grads)`, filling missing output gradients with zeros, and checks that
     it returns one gradient per input."""
-    from segflow.ops import array_ops
-    filled = []
-    for g, out in zip(out_grads, op.outputs):
-        if g is None and is_backpropagatable(out) and out.dtype != dtypes.resource:
-            g = array_ops.zeros_like(out)
-        filled.append(g)
+    if None in out_grads:  # only then are zeros needed (Tensor `==` is identity, so this is exact)
+        from segflow.ops import array_ops
+        filled = []
+        for g, out in zip(out_grads, op.outputs):
+            if g is None and is_backpropagatable(out) and out.dtype != dtypes.resource:
+                g = array_ops.zeros_like(out)
+            filled.append(g)
+    else:
+        filled = out_grads
     result = grad_fn(op, *filled)
-    if isinstance(result, (ops.Tensor, ops.IndexedSlices)) or result is None:
-        result = [result]
-    result = list(result)
+    if type(result) is not list:
+        if isinstance(result, (ops.Tensor, ops.IndexedSlices)) or result is None:
+            result = [result]
+        else:
+            result = list(result)
     if len(result) != len(op.inputs):
         raise ValueError(f"Num gradients {len(result)} generated for op {op.name} ({op.type}) do not match "
                          f"num inputs {len(op.inputs)}")
