@@ -1,0 +1,210 @@
+"""Unique values, and splitting rows into partitions and stitching them back: unique,
+unique_with_counts, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch.
+
+Gradients in stitch_grad.py. `unique` keeps the order of first appearance, as TensorFlow does;
+`dynamic_stitch` lets later indices win where indices repeat.
+"""
+import collections
+
+import numpy as np
+
+from segflow.framework import dtypes, errors, tensor_shape, tensor_util
+from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput, index_text
+
+__all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
+
+_INDEX = (dtypes.int32, dtypes.int64)
+
+UniqueOutput = collections.namedtuple("UniqueOutput", ["y", "idx"])
+UniqueWithCountsOutput = collections.namedtuple("UniqueWithCountsOutput", ["y", "idx", "count"])
+
+
+# ----------------------------------------------------------------------------------------------
+# Unique
+
+
+def unique_first_appearance(x, out_idx=np.int32):
+    """(y, idx, count): the distinct values of 1-D `x` in order of first appearance, the position in
+    y of each element of x, and how often each value occurs."""
+    if x.ndim != 1:
+        raise BadInput("x", f"must be 1-D, got shape {x.shape}")
+    out_idx = np.dtype(out_idx)
+    if x.size == 0:
+        return x.copy(), np.zeros(0, out_idx), np.zeros(0, out_idx)
+    _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    order = np.argsort(first, kind="stable")          # sorted-unique rank -> first-appearance rank
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return x[first[order]], rank[inverse.reshape(-1)].astype(out_idx), counts[order].astype(out_idx)
+
+
+def _infer_unique(op, x, out_idx=dtypes.int32, counts=False):
+    if x.shape.rank not in (None, 1):
+        raise errors.invalid_input(op, "x", f"must be 1-D, got shape {x.shape}")
+    out_idx = dtypes.as_dtype(out_idx)
+    if out_idx not in _INDEX:
+        raise errors.invalid_input(op, "x", f"out_idx must be int32 or int64, not {out_idx.name}")
+    specs = [TensorSpec(x.dtype, (None,)), TensorSpec(out_idx, x.shape)]
+    if counts:
+        specs.append(TensorSpec(out_idx, (None,)))
+    return specs
+
+
+def _unique_kernel(x, out_idx=dtypes.int32, counts=False):
+    y, idx, count = unique_first_appearance(x, dtypes.as_dtype(out_idx).as_numpy_dtype)
+    return (y, idx, count) if counts else (y, idx)
+
+
+register_op("Unique", inputs=("x",), attrs={"T": "x"}, infer=_infer_unique, kernel=_unique_kernel, num_outputs=2,
+            defaults={"out_idx": dtypes.int32})
+register_op("UniqueWithCounts", inputs=("x",), attrs={"T": "x"}, infer=_infer_unique, kernel=_unique_kernel,
+            num_outputs=3, defaults={"out_idx": dtypes.int32, "counts": True})
+
+
+def unique(x, out_idx=dtypes.int32, name=None):
+    """The distinct values of 1-D `x` in order of first appearance, and where each element went.
+
+    Returns:
+      UniqueOutput(y, idx): `y` holds the distinct values; `idx` (dtype `out_idx`, shape of x) gives
+      for each element of x its position in y, so `x == gather(y, idx)`.
+    Raises:
+      InvalidArgumentError: x is not 1-D.
+    """
+    y, idx = apply_op("Unique", x, out_idx=dtypes.as_dtype(out_idx), name=name)
+    return UniqueOutput(y, idx)
+
+
+def unique_with_counts(x, out_idx=dtypes.int32, name=None):
+    """Like `unique`, with `count[j]`: how many elements of x equal y[j]."""
+    y, idx, count = apply_op("UniqueWithCounts", x, out_idx=dtypes.as_dtype(out_idx), name=name)
+    return UniqueWithCountsOutput(y, idx, count)
+
+
+# ----------------------------------------------------------------------------------------------
+# DynamicStitch
+
+
+def _infer_stitch(op, indices, data):
+    if len(indices) != len(data):
+        raise errors.invalid_op(op, f"takes as many data tensors as indices tensors, got {len(indices)} indices "
+                                    f"and {len(data)} data")
+    if not indices:
+        raise errors.invalid_op(op, "needs at least one indices tensor")
+    for i, t in enumerate(indices):
+        if t.dtype not in _INDEX:
+            raise errors.invalid_input(op, "indices", f"indices[{i}] must be int32 or int64, not {t.dtype.name}")
+    tail = None
+    for i, (ind, d) in enumerate(zip(indices, data)):
+        if ind.shape.rank is None or d.shape.rank is None:
+            continue
+        if not tensor_shape.is_prefix(ind.shape, d.shape):
+            raise errors.invalid_input(op, "data", f"data[{i}].shape {d.shape} does not start with "
+                                       f"indices[{i}].shape {ind.shape}")
+        this = tensor_shape.TensorShape(d.shape.as_list()[ind.shape.rank:])
+        if tail is not None and not tail.is_compatible_with(this):
+            raise errors.invalid_input(op, "data", f"data[{i}] has inner shape {this}; data[0] has {tail}")
+        tail = this if tail is None else tail.merge_with(this)
+    rows = None
+    known = [tensor_util.constant_value(t) for t in indices]
+    if all(k is not None for k in known):
+        rows = int(max((int(np.max(k)) for k in known if np.size(k)), default=-1)) + 1
+    if tail is None or tail.rank is None:
+        return [TensorSpec(data[0].dtype, tensor_shape.unknown_shape())]
+    return [TensorSpec(data[0].dtype, [rows] + tail.as_list())]
+
+
+def stitch(indices, data):
+    """merged[indices[i][j...]] = data[i][j...]; later (i, j) win for repeated indices."""
+    if len(indices) != len(data):
+        raise BadInput("data", f"got {len(data)} data tensors for {len(indices)} indices tensors")
+    tail = None
+    for i, (ind, d) in enumerate(zip(indices, data)):
+        if d.shape[:ind.ndim] != ind.shape:
+            raise BadInput("data", f"data[{i}].shape {list(d.shape)} does not start with indices[{i}].shape "
+                                   f"{list(ind.shape)}")
+        this = d.shape[ind.ndim:]
+        if tail is None:
+            tail = this
+        elif this != tail:
+            raise BadInput("data", f"data[{i}] has inner shape {list(this)}; data[0] has {list(tail)}")
+        if ind.size and ind.min() < 0:
+            bad = int(np.flatnonzero(ind.reshape(-1) < 0)[0])
+            raise BadInput("indices", f"indices[{i}][{index_text(bad, ind.shape)}] = {ind.reshape(-1)[bad]} "
+                                      "is negative")
+    flat = np.concatenate([np.asarray(ind, np.int64).reshape(-1) for ind in indices])
+    values = np.concatenate([d.reshape((-1,) + tail) for d in data]) if len(data) > 1 else \
+        data[0].reshape((-1,) + tail)
+    rows = int(flat.max()) + 1 if flat.size else 0
+    out = np.zeros((rows,) + tail, dtype=data[0].dtype)
+    if flat.size:
+        rev = flat[::-1]
+        uniq, first = np.unique(rev, return_index=True)      # the last writer of each row
+        out[uniq] = values[flat.size - 1 - first]
+    return out
+
+
+for _name in ("DynamicStitch", "ParallelDynamicStitch"):
+    register_op(_name, inputs=("indices*", "data*"), attrs={"T": "data"}, infer=_infer_stitch, kernel=stitch)
+
+
+def dynamic_stitch(indices, data, name=None):
+    """Interleaves the rows of `data` into one tensor: `merged[indices[i][j]] = data[i][j]`.
+
+    Args:
+      indices: list of int32 tensors (any shapes) of non-negative row ids.
+      data: list of tensors, `data[i].shape = indices[i].shape + inner_shape`.
+    Returns:
+      Shape `[max(indices) + 1] + inner_shape`. Where an id repeats, the later entry (in list order,
+      then in order within a tensor) wins; rows no index names are 0.
+    """
+    return apply_op("DynamicStitch", list(indices), list(data), name=name)
+
+
+def parallel_dynamic_stitch(indices, data, name=None):
+    """dynamic_stitch (deterministic here: later entries win as in dynamic_stitch)."""
+    return apply_op("ParallelDynamicStitch", list(indices), list(data), name=name)
+
+
+# ----------------------------------------------------------------------------------------------
+# DynamicPartition
+
+
+def _infer_partition(op, data, partitions, num_partitions):
+    if partitions.dtype != dtypes.int32 and partitions.dtype not in _INDEX:
+        raise errors.invalid_input(op, "partitions", f"must be int32, not {partitions.dtype.name}")
+    if data.shape.rank is not None and partitions.shape.rank is not None \
+            and not tensor_shape.is_prefix(partitions.shape, data.shape):
+        raise errors.invalid_input(op, "partitions", f"shape {partitions.shape} is not a prefix of data's shape "
+                                   f"{data.shape}")
+    tail = [] if data.shape.rank is None or partitions.shape.rank is None \
+        else data.shape.as_list()[partitions.shape.rank:]
+    shape = tensor_shape.unknown_shape() if data.shape.rank is None or partitions.shape.rank is None else [None] + tail
+    return [TensorSpec(data.dtype, shape) for _ in range(num_partitions)]
+
+
+def partition(data, partitions, num_partitions):
+    """[data[partitions == p] for p in range(num_partitions)], rows kept in order."""
+    if data.shape[:partitions.ndim] != partitions.shape:
+        raise BadInput("partitions", f"shape {list(partitions.shape)} is not a prefix of data's shape "
+                                     f"{list(data.shape)}")
+    flat = partitions.reshape(-1)
+    if flat.size and (flat.min() < 0 or flat.max() >= num_partitions):
+        bad = int(np.flatnonzero((flat < 0) | (flat >= num_partitions))[0])
+        raise BadInput("partitions", f"partitions[{index_text(bad, partitions.shape)}] = {flat[bad]} is not in "
+                                     f"[0, {num_partitions})")
+    rows = data.reshape((flat.size,) + data.shape[partitions.ndim:])
+    order = np.argsort(flat, kind="stable")
+    bounds = np.searchsorted(flat[order], np.arange(num_partitions + 1))
+    return [rows[order[bounds[p]:bounds[p + 1]]] for p in range(num_partitions)]
+
+
+register_op("DynamicPartition", inputs=("data", "partitions"), attrs={"T": "data"}, infer=_infer_partition,
+            kernel=partition, defaults={"num_partitions": 1}, num_outputs=lambda attrs, counts: attrs["num_partitions"],
+            list_output=True)
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """Splits the rows of `data` by `partitions`: output p holds the rows (in order) whose partition
+    id is p. `partitions.shape` must be a prefix of `data.shape`; ids must be in [0, num_partitions)."""
+    return apply_op("DynamicPartition", data, partitions, num_partitions=int(num_partitions), name=name)
