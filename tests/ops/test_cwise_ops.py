@@ -556,3 +556,30 @@ def test_non_differentiable_give_no_gradient(mode, fn):
         assert tape.gradient(y, x) is None
     else:
         assert sf.gradients(f(x), x)[0] is None
+
+
+# ----------------------------------------------------------------------------------------------
+# add_n (AddN lives in shape_ops; it is the math face's elementwise sum of a list)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS + COMPLEX)
+def test_add_n_values(mode, dtype):
+    xs = [_vals(dtype, (2, 3)) for _ in range(4)]
+    for n in (1, 2, 4):
+        got = mode.evaluate(sf.add_n([sf.constant(x) for x in xs[:n]]))
+        assert got.dtype == dtype and got.shape == (2, 3)
+        np.testing.assert_allclose(got, np.sum(xs[:n], axis=0), rtol=_tol(dtype))
+
+
+def test_add_n_gradient(mode):
+    check_gradients(mode, lambda a, b, c: sf.add_n([a, b * b, c]) * a, [X23, X23[::-1].copy(), POS23])
+
+
+def test_add_n_errors():
+    with pytest.raises(errors.InvalidArgumentError, match=r"AddN.*input 'inputs'.*float64.*float32"):
+        sf.add_n([sf.constant([1.0]), sf.constant([2.0], dtype=sf.float64)])
+    with sf.Graph().as_default():
+        with pytest.raises(errors.InvalidArgumentError, match=r"AddN.*input 'inputs'.*shapes differ"):
+            sf.add_n([sf.placeholder(sf.float32, [2, 3]), sf.placeholder(sf.float32, [3])])
+    with pytest.raises(ValueError, match="non-empty"):
+        sf.add_n([])

@@ -3,6 +3,7 @@ import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput
 
 __all__ = ["range", "invert_permutation"]
 
@@ -17,15 +18,41 @@ def _infer_range(op, start, limit, delta):
     if any(v is None for v in values):
         return [TensorSpec(start.dtype, [None])]
     s, l, d = (v.item() for v in values)
+    problem = _range_problem(s, l, d)
+    if problem:
+        raise errors.invalid_input(op, *problem)
+    return [TensorSpec(start.dtype, [_range_size(*values)])]
+
+
+def _range_problem(s, l, d):
+    """(input name, message) when start/limit/delta make no range (TF's checks), else None."""
     if d == 0:
-        raise errors.invalid_input(op, "delta", "must be non-zero")
-    return [TensorSpec(start.dtype, [max(0, int(np.ceil((l - s) / d)))])]
+        return "delta", "Requires delta != 0"
+    if d > 0 and s > l:
+        return "limit", f"Requires start <= limit when delta > 0: {s}/{l}"
+    if d < 0 and s < l:
+        return "limit", f"Requires start >= limit when delta < 0: {s}/{l}"
+    return None
+
+
+def _range_size(start, limit, delta):
+    """TF's element count, computed in the op's dtype (float32 ranges count in float32)."""
+    start, limit, delta = (np.asarray(v) for v in (start, limit, delta))
+    if start.dtype.kind in "iu":
+        s, l, d = start.item(), limit.item(), delta.item()
+        return (abs(l - s) + abs(d) - 1) // abs(d)
+    return int(np.ceil(np.abs((limit - start) / delta)))
 
 
 def _range_kernel(start, limit, delta):
-    if delta == 0:
-        raise ValueError("Requires delta != 0")
-    return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
+    s, l, d = start.item(), limit.item(), delta.item()
+    problem = _range_problem(s, l, d)
+    if problem:
+        raise BadInput(*problem)
+    # start + i * delta (not repeated addition, which drifts), in float64 or int64, then cast
+    i = np.arange(_range_size(start, limit, delta), dtype=np.int64)
+    wide = np.float64 if start.dtype.kind == "f" else np.int64
+    return (wide(s) + i * wide(d)).astype(start.dtype)
 
 
 register_op("Range", inputs=("start", "limit", "delta"), attrs={"Tidx": ("start", "limit", "delta")},
@@ -33,7 +60,18 @@ register_op("Range", inputs=("start", "limit", "delta"), attrs={"Tidx": ("start"
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):
-    """[start, start + delta, ...) up to `limit` (exclusive); `range(n)` counts from 0."""
+    """[start, start + delta, ...) up to `limit` (exclusive); `range(n)` counts from 0.
+
+    Args:
+      start, limit, delta: scalars (Python numbers or tensors); `delta` may be negative, not zero.
+      dtype: the result's dtype; by default the widest of the tensor arguments' dtypes (floats over
+        ints), else float32 if a Python float is given, else int32.
+    Returns:
+      A 1-D tensor of ceil((limit - start) / delta) elements start + i * delta.
+    Raises:
+      InvalidArgumentError: delta is 0 (input 'delta'), or limit lies on the wrong side of start for
+        the sign of delta (input 'limit').
+    """
     if limit is None:
         start, limit = 0, start
     if dtype is None:
@@ -56,9 +94,11 @@ def _infer_invert_permutation(op, x):
 
 
 def _invert_permutation_kernel(x):
+    if x.ndim != 1:
+        raise BadInput("x", f"must be 1-D, got shape {x.shape}")
     out = np.empty_like(x)
     if sorted(x.tolist()) != list(_py_range(x.size)):
-        raise ValueError(f"{x.tolist()} is not a permutation")
+        raise BadInput("x", f"{x.tolist()} is not a permutation of 0..{x.size - 1}")
     out[x] = np.arange(x.size, dtype=x.dtype)
     return out
 
