@@ -60,30 +60,8 @@ if HAVE_NUMBA:
     from numba import types
     from numba.extending import overload
 
-    def _combine(op, a, b):
-        """a (+|*|max|min) b; max/min propagate NaN. Typed per dtype by the overload below."""
-
     def _finish(scale, v, count):
         """v, or v / count (scale 1), or v / sqrt(count) (scale 2); v when count == 0."""
-
-    @overload(_combine)
-    def _combine_impl(op, a, b):
-        if isinstance(b, types.Complex):  # max/min are refused for complex before any loop
-            def impl(op, a, b):
-                if op == PROD:
-                    return a * b
-                return a + b
-            return impl
-
-        def impl(op, a, b):
-            if op == SUM:
-                return a + b
-            if op == PROD:
-                return a * b
-            if op == MAX:
-                return b if (b > a) | (b != b) else a
-            return b if (b < a) | (b != b) else a
-        return impl
 
     @overload(_finish)
     def _finish_impl(scale, v, count):
@@ -123,6 +101,18 @@ else:  # pragma: no cover
 
     def _thread_limit(n):
         return contextlib.nullcontext()
+
+
+@njit(cache=True, nogil=True)
+def _combine(op, a, b):
+    """a (+|*|max|min) b for real a, b; max and min propagate NaN."""
+    if op == SUM:
+        return a + b
+    if op == PROD:
+        return a * b
+    if op == MAX:
+        return b if (b > a) | (b != b) else a
+    return b if (b < a) | (b != b) else a
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -256,6 +246,25 @@ def _runs(op, scale, data, order, ids, init, fill, out, nt):
         col = rows[:, 0]
         perm = order[a:b]
         acc = np.empty((1, D), init.dtype)
+        if D == 1 and n < 16 * S:
+            # Short runs: a data-dependent branch per run would be mispredicted, so every row
+            # stores its run's running result (the last store of a run is the answer) after
+            # the block's segments are pre-filled.
+            top = xs[xs.shape[0] - 1] if xs.shape[0] > 0 else prev
+            for g in range(prev + 1, S if t == nt - 1 else top + 1):
+                out[g, 0] = fill0
+            v = init0
+            count = 0
+            last = -(1 << 62)
+            for i in range(xs.shape[0]):
+                s = xs[i]
+                new = s != last
+                v = _combine(op, init0 if new else v, data[perm[i], 0] if gathered else col[i])
+                count = (0 if new else count) + 1
+                if s >= 0:
+                    out[s, 0] = _finish(scale, v, count)
+                last = s
+            continue
         i = 0
         while i < xs.shape[0]:
             s = xs[i]
@@ -471,10 +480,94 @@ def _numpy_reduce(op, scale, data, ids, num_segments, init, fill, acc_dtype, ord
 
 # ----------------------------------------------------------------------------- Python glue
 
-def _kind(kind, allowed):
-    if kind not in allowed:
-        raise ValueError(f"kind must be one of {', '.join(allowed)}, not {kind!r}")
-    return _KINDS[kind]
+_NO_LOWER = -(1 << 63)           # lower bound for unsorted ids: negatives are allowed (dropped)
+_SIGN = np.int64(-(1 << 63))     # uint64 ^ sign bit, viewed as int64, keeps the order
+
+
+class _Plan:
+    """How data of one dtype is reduced by one kind.
+
+    op, scale: the loop's reduction and finishing; cd: the dtype the loops read; acc: the dtype
+    they accumulate in; mode: "" (cast to cd), "pairs" (complex sums as float (re, im) pairs),
+    "bias" (uint64 max/min as sign-flipped int64), or "numpy" (complex prod: `_numpy_reduce`).
+    """
+    __slots__ = ("op", "scale", "dtype", "cd", "acc", "mode")
+
+    def __init__(self, kind, allowed, dtype, accumulate="wide"):
+        if kind not in allowed:
+            raise ValueError(f"kind must be one of {', '.join(allowed)}, not {kind!r}")
+        if accumulate not in ("wide", "native"):
+            raise ValueError(f"accumulate must be 'wide' or 'native', not {accumulate!r}")
+        self.op, self.scale = op, scale = _KINDS[kind]
+        self.dtype = dtype
+        self.mode = ""
+        if dtype.kind == "c":
+            if op in (MAX, MIN):
+                raise BadInput("data", f"max and min are not defined for complex dtype {dtype}")
+            if op == PROD:
+                self.cd, self.mode = np.dtype(np.complex128), "numpy"
+            else:
+                self.cd, self.mode = np.dtype(np.float32 if dtype == np.complex64 else np.float64), "pairs"
+        elif scale and not _is_float_like(dtype):
+            raise BadInput("data", f"mean and sqrt_n need a floating or complex dtype, not {dtype}")
+        elif dtype in (np.float16, np.float32) or dtype == _BFLOAT16:
+            self.cd = np.dtype(np.float32)
+        elif dtype == np.float64:
+            self.cd = dtype
+        elif dtype.kind in "iu":
+            self.cd = np.dtype(np.int64)
+            if dtype == np.uint64 and op in (MAX, MIN):
+                self.mode = "bias"
+        else:
+            raise BadInput("data", f"dtype {dtype} is not supported by segment reductions")
+        wide = op not in (MAX, MIN) and accumulate == "wide"
+        self.acc = accumulator_dtype(self.cd) if wide else self.cd
+
+    def rows(self, data, n, D):
+        """data as a C-contiguous (n, D) array of cd ((n, 2D) for complex pairs)."""
+        data = np.ascontiguousarray(data).reshape(n, D)
+        if self.mode == "pairs":
+            return data.view(self.cd)
+        if self.mode == "bias":
+            return data.view(np.int64) ^ _SIGN
+        if data.dtype == np.uint64:
+            return data.view(np.int64)  # sums and products wrap the same in int64
+        return data.astype(self.cd, copy=False)
+
+    def value(self, v):
+        """A fill or start value of the original dtype, as the loops see it."""
+        if self.mode == "bias":
+            return int(np.uint64(v).view(np.int64) ^ _SIGN)
+        return v
+
+    def restore(self, out, shape):
+        """The loops' (S, D) result as an array of the original dtype and `shape`."""
+        if self.mode == "pairs":
+            out = out.view(self.dtype)
+        elif self.mode == "bias":
+            out = (out ^ _SIGN).view(np.uint64)
+        elif self.dtype == np.uint64:
+            out = out.view(np.uint64)
+        elif out.dtype != self.dtype:
+            out = out.astype(self.dtype)
+        return out.reshape(shape)
+
+    def start_and_fill(self, sorted_rule):
+        """(init, fill): the value each segment's reduction starts from, and what empty ones
+        hold. TF's unsorted max/min start from (and leave empty segments at) the lowest/highest
+        finite value; its sorted ops leave gaps at 0 (1 for prod)."""
+        op = self.op
+        if op == PROD:
+            return 1, 1
+        if op in (MAX, MIN):
+            low, high = _extremes(self.dtype)
+            if not sorted_rule:
+                value = self.value(low if op == MAX else high)
+                return value, value
+            if _is_float_like(self.dtype):
+                return (-np.inf if op == MAX else np.inf), 0
+            return self.value(low if op == MAX else high), self.value(0)
+        return 0, 0
 
 
 def _as_ids(ids, name="segment_ids"):
@@ -500,139 +593,78 @@ def _is_float_like(dtype):
     return dtype.kind in "fc" or dtype == _BFLOAT16
 
 
-def _compute_dtype(dtype, op, scale):
-    """The dtype the compiled loops read and write for data of `dtype`."""
-    if dtype.kind == "c":
-        if op in (MAX, MIN):
-            raise BadInput("data", f"max and min are not defined for complex dtype {dtype}")
-        return np.dtype(np.complex128)
-    if scale and not _is_float_like(dtype):
-        raise BadInput("data", f"mean and sqrt_n need a floating or complex dtype, not {dtype}")
-    if dtype in (np.float16, np.float32) or dtype == _BFLOAT16:
-        return np.dtype(np.float32)
-    if dtype == np.float64:
-        return dtype
-    if dtype == np.uint64:
-        return np.dtype(np.uint64) if op in (MAX, MIN) else np.dtype(np.int64)
-    if dtype.kind in "iu":
-        return np.dtype(np.int64)
-    raise BadInput("data", f"dtype {dtype} is not supported by segment reductions")
-
-
-def _finfo(dtype):
-    return ml_dtypes.finfo(dtype) if dtype == _BFLOAT16 else np.finfo(dtype)
-
-
 def _extremes(dtype):
     """(lowest finite, highest finite) of `dtype`."""
-    info = np.iinfo(dtype) if dtype.kind in "iu" else _finfo(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+    else:
+        info = ml_dtypes.finfo(dtype) if dtype == _BFLOAT16 else np.finfo(dtype)
     return info.min, info.max
-
-
-def _plan(kind, allowed, data, accumulate):
-    """(op, scale, compute dtype, accumulator dtype) for reducing `data` by `kind`."""
-    op, scale = _kind(kind, allowed)
-    cd = _compute_dtype(data.dtype, op, scale)
-    if accumulate not in ("wide", "native"):
-        raise ValueError(f"accumulate must be 'wide' or 'native', not {accumulate!r}")
-    acc = cd if op in (MAX, MIN) or accumulate == "native" else accumulator_dtype(cd)
-    return op, scale, cd, acc
-
-
-def _rows(data, n, D, cd):
-    """data as a C-contiguous (n, D) array of the compute dtype (uint64 viewed as int64)."""
-    if data.dtype == np.uint64 and cd == np.int64:
-        data = data.view(np.int64)
-    elif data.dtype != cd:
-        data = data.astype(cd)
-    return np.ascontiguousarray(data).reshape(n, D)
 
 
 def _stats(ids, lo, hi, nt):
     """(number of ids outside [lo, hi), number of descents, max id) over the flat ids."""
     if HAVE_NUMBA:
-        nchunks = nt if ids.size >= _SMALL else 1
-        stats = _check_ids(ids, lo, hi, nchunks)
+        stats = _check_ids(ids, lo, hi, nt if ids.size >= _SMALL else 1)
     else:
         stats = _numpy_check_ids(ids, lo, hi)
     return int(stats[:, 0].sum()), int(stats[:, 1].sum()), int(stats[:, 2].max())
 
 
-def _first_out_of_range(ids, lo, hi):
+def _raise_out_of_range(name, ids, lo, hi):
     flat = ids.reshape(-1)
-    return int(np.flatnonzero((flat < lo) | (flat >= hi))[0])
+    pos = int(np.flatnonzero((flat < lo) | (flat >= hi))[0])
+    raise BadInput(name, f"{name}[{index_text(pos, ids.shape)}] = {flat[pos]}"
+                         f" is out of range [0, {hi})")
 
 
-def _raise_out_of_range(name, ids, lo, hi, shown_hi):
-    pos = _first_out_of_range(ids, lo, hi)
-    raise BadInput(name, f"{name}[{index_text(pos, ids.shape)}] = {ids.reshape(-1)[pos]}"
-                         f" is out of range [0, {shown_hi})")
+def _check_sorted(ids, num_segments, nt, derived):
+    """Ids must be non-decreasing and in [0, num_segments). With `derived` (num_segments taken
+    from the last id) a descent is the error to report; otherwise the first bad position is."""
+    nbad, ndesc, _ = _stats(ids, 0, num_segments, nt)
+    if not (nbad or ndesc):
+        return
+    descent = int(np.flatnonzero(ids[1:] < ids[:-1])[0]) + 1 if ndesc else ids.size
+    bad = int(np.flatnonzero((ids < 0) | (ids >= num_segments))[0]) if nbad else ids.size
+    if ndesc and (derived or descent <= bad):
+        raise BadInput("segment_ids", f"segment ids are not increasing: segment_ids[{descent}] ="
+                                      f" {ids[descent]} follows {ids[descent - 1]}")
+    if ids[bad] < 0:
+        raise BadInput("segment_ids", f"segment_ids[{bad}] = {ids[bad]} is negative")
+    _raise_out_of_range("segment_ids", ids, 0, num_segments)
 
 
-def _raise_not_increasing(ids):
-    i = int(np.flatnonzero(ids[1:] < ids[:-1])[0]) + 1
-    raise BadInput("segment_ids", f"segment ids are not increasing: segment_ids[{i}] = {ids[i]}"
-                                  f" follows {ids[i - 1]}")
-
-
-def _fill_values(op, scale, dtype, cd, sorted_rule):
-    """(init, fill): the value each segment's reduction starts from, and what empty ones hold."""
-    if op == PROD:
-        return 1, 1
-    if op in (MAX, MIN):
-        low, high = _extremes(dtype)
-        if not sorted_rule:  # TF's unsorted ops start from the lowest/highest finite value
-            value = low if op == MAX else high
-            return value, value
-        if _is_float_like(cd):
-            return (-np.inf if op == MAX else np.inf), 0
-        return (low if op == MAX else high), 0
-    return 0, 0
-
-
-def _scalar_array(value, dtype):
-    return np.array([value], dtype)
-
-
-def _run_reduce(op, scale, rows, ids, num_segments, init, fill, cd, acc, nt, order=None):
-    """Reduce the (n, D) rows by non-decreasing checked ids with `_runs` (or the fallback)."""
+def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=None):
+    """Reduce the (n, D) rows by checked ids into a (num_segments, D) array of plan.cd."""
     D = rows.shape[1]
-    if not HAVE_NUMBA:
-        return _numpy_reduce(op, scale, rows, ids, num_segments, init, fill, acc, order).astype(
-            cd, copy=False)
-    out = np.empty((num_segments, D), cd)
-    blocks = nt if ids.size * max(D, 1) >= _SMALL else 1
-    order = np.empty(0, np.int64) if order is None else order
-    _runs(op, scale, rows, order, ids, _scalar_array(init, acc), _scalar_array(fill, cd), out,
-          blocks)
+    if not HAVE_NUMBA or plan.mode == "numpy":
+        out = _numpy_reduce(plan.op, plan.scale, rows, ids, num_segments, init, fill, plan.acc,
+                            order)
+        return out.astype(plan.cd, copy=False)
+    out = np.empty((num_segments, D), plan.cd)
+    init = np.array([init], plan.acc)
+    big = ids.size * max(D, 1) >= _SMALL
+    with _thread_limit(nt):
+        if sorted_ids:
+            order = np.empty(0, np.int64) if order is None else order
+            _runs(plan.op, plan.scale, rows, order, ids, init, np.array([fill], plan.cd), out,
+                  nt if big else 1)
+        else:
+            _random_reduce(plan, rows, ids, init, out, nt if big else 1)
     return out
 
 
-def _random_reduce(op, scale, rows, ids, num_segments, init, cd, acc, nt):
-    """Reduce the (n, D) rows by checked ids in any order (negatives dropped)."""
+def _random_reduce(plan, rows, ids, init, out, nt):
+    """Random ids: private accumulators per fixed row chunk when S*D is small, else buckets."""
     n, D = rows.shape
-    out = np.empty((num_segments, D), cd)
-    init_arr = _scalar_array(init, acc)
-    per_part = num_segments * D * acc.itemsize
-    if n * D < _SMALL:
-        nparts = 1
+    S = out.shape[0]
+    nparts = 1 if nt == 1 and n * D < _SMALL else int(min(_MAX_PARTS, max(1, n // (4 * S + 1))))
+    if S * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts * S <= max(n, 1):
+        _scatter_private(plan.op, plan.scale, rows, ids, init, out, nparts, nt)
     else:
-        nparts = int(min(_MAX_PARTS, max(1, n // max(4 * num_segments, 1 << 14))))
-    if per_part <= _PRIVATE_MAX_BYTES and nparts * num_segments <= max(n, 1):
-        _scatter_private(op, scale, rows, ids, init_arr, out, nparts, nt if n * D >= _SMALL else 1)
-        return out
-    row_bytes = max(D, 1) * acc.itemsize
-    shift = max(0, int(math.floor(math.log2(max(1, _BUCKET_BYTES // row_bytes)))))
-    nchunks = nt if n >= _SMALL else 1
-    _scatter_bucketed(op, scale, rows, ids, init_arr, out, shift, nchunks)
-    return out
-
-
-def _cast_out(out, dtype, shape):
-    out = out.reshape(shape)
-    if out.dtype != dtype:
-        out = out.astype(dtype) if dtype != np.uint64 or out.dtype != np.int64 else out.view(dtype)
-    return out
+        row_bytes = max(D, 1) * plan.acc.itemsize
+        shift = max(0, (_BUCKET_BYTES // row_bytes).bit_length() - 1)
+        _scatter_bucketed(plan.op, plan.scale, rows, ids, init, out, shift, nt)
 
 
 def unsorted_segment_reduce(kind, data, segment_ids, num_segments, num_threads=None,
@@ -648,27 +680,20 @@ def unsorted_segment_reduce(kind, data, segment_ids, num_segments, num_threads=N
     data = np.asarray(data)
     ids = _as_ids(segment_ids)
     num_segments = _as_count(num_segments, "num_segments")
-    op, scale, cd, acc = _plan(kind, _UNSORTED_KINDS, data, accumulate)
+    plan = _Plan(kind, _UNSORTED_KINDS, data.dtype, accumulate)
     if data.shape[:ids.ndim] != ids.shape:
         raise BadInput("segment_ids", f"shape {ids.shape} is not a prefix of data shape"
                                       f" {data.shape}")
     shape = (num_segments,) + data.shape[ids.ndim:]
     nt = _threads(num_threads)
     flat = ids.reshape(-1)
-    nbad, ndesc, _ = _stats(flat, -(1 << 63), num_segments, nt)
+    nbad, ndesc, _ = _stats(flat, _NO_LOWER, num_segments, nt)
     if nbad:
-        _raise_out_of_range("segment_ids", ids, -(1 << 63), num_segments, num_segments)
-    init, fill = _fill_values(op, scale, data.dtype, cd, sorted_rule=False)
-    rows = _rows(data, flat.size, math.prod(shape[1:]), cd)
-    if not HAVE_NUMBA:
-        out = _numpy_reduce(op, scale, rows, flat, num_segments, init, fill, acc)
-    elif ndesc == 0:
-        with _thread_limit(nt):
-            out = _run_reduce(op, scale, rows, flat, num_segments, init, fill, cd, acc, nt)
-    else:
-        with _thread_limit(nt):
-            out = _random_reduce(op, scale, rows, flat, num_segments, init, cd, acc, nt)
-    return _cast_out(out, data.dtype, shape)
+        _raise_out_of_range("segment_ids", ids, _NO_LOWER, num_segments)
+    init, fill = plan.start_and_fill(sorted_rule=False)
+    rows = plan.rows(data, flat.size, math.prod(shape[1:]))
+    out = _reduce(plan, rows, flat, num_segments, init, fill, nt, sorted_ids=ndesc == 0)
+    return plan.restore(out, shape)
 
 
 def unsorted_segment_counts(segment_ids, num_segments, num_threads=None):
@@ -677,16 +702,16 @@ def unsorted_segment_counts(segment_ids, num_segments, num_threads=None):
     num_segments = _as_count(num_segments, "num_segments")
     nt = _threads(num_threads)
     flat = ids.reshape(-1)
-    nbad, _, _ = _stats(flat, -(1 << 63), num_segments, nt)
+    nbad, _, _ = _stats(flat, _NO_LOWER, num_segments, nt)
     if nbad:
-        _raise_out_of_range("segment_ids", ids, -(1 << 63), num_segments, num_segments)
+        _raise_out_of_range("segment_ids", ids, _NO_LOWER, num_segments)
     return _counts(flat, num_segments, nt)
 
 
 def _counts(flat, num_segments, nt):
     if not HAVE_NUMBA:
         return np.bincount(flat[flat >= 0], minlength=num_segments).astype(np.int64)
-    nparts = int(min(nt, max(1, flat.size // max(4 * num_segments, 1 << 14))))
+    nparts = int(min(nt, max(1, flat.size // (4 * num_segments + (1 << 14)))))
     with _thread_limit(nt):
         return _count_ids(flat, num_segments, nparts)
 
@@ -697,35 +722,19 @@ def sorted_segment_reduce(kind, data, segment_ids, num_threads=None, accumulate=
     Empty segments (gaps) hold 0, except prod: 1."""
     data = np.asarray(data)
     ids = _as_ids(segment_ids)
-    op, scale, cd, acc = _plan(kind, _SORTED_KINDS, data, accumulate)
+    plan = _Plan(kind, _SORTED_KINDS, data.dtype, accumulate)
     if data.ndim == 0:
         raise BadInput("data", "must be at least 1-D")
     if ids.ndim != 1 or ids.shape[0] != data.shape[0]:
         raise BadInput("segment_ids", f"shape {ids.shape} must be 1-D with the length of data's"
                                       f" first dimension (data shape {data.shape})")
-    num_segments = int(ids[-1]) + 1 if ids.size else 0
+    num_segments = max(int(ids[-1]) + 1, 0) if ids.size else 0
     nt = _threads(num_threads)
-    _check_sorted(ids, max(num_segments, 0), nt, derived=True)
-    init, fill = _fill_values(op, scale, data.dtype, cd, sorted_rule=True)
-    rows = _rows(data, ids.size, math.prod(data.shape[1:]), cd)
-    with _thread_limit(nt):
-        out = _run_reduce(op, scale, rows, ids, num_segments, init, fill, cd, acc, nt)
-    return _cast_out(out, data.dtype, (num_segments,) + data.shape[1:])
-
-
-def _check_sorted(ids, num_segments, nt, derived):
-    """Ids must be non-decreasing and in [0, num_segments). With `derived` (num_segments taken
-    from the last id) a descent is the error to report; otherwise the first bad position is."""
-    nbad, ndesc, _ = _stats(ids, 0, num_segments, nt)
-    if not (nbad or ndesc):
-        return
-    descent = int(np.flatnonzero(ids[1:] < ids[:-1])[0]) + 1 if ndesc else ids.size
-    bad = _first_out_of_range(ids, 0, num_segments) if nbad else ids.size
-    if ndesc and (derived or descent <= bad):
-        _raise_not_increasing(ids)
-    if ids[bad] < 0:
-        raise BadInput("segment_ids", f"segment_ids[{bad}] = {ids[bad]} is negative")
-    _raise_out_of_range("segment_ids", ids, 0, num_segments, num_segments)
+    _check_sorted(ids, num_segments, nt, derived=True)
+    init, fill = plan.start_and_fill(sorted_rule=True)
+    rows = plan.rows(data, ids.size, math.prod(data.shape[1:]))
+    out = _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids=True)
+    return plan.restore(out, (num_segments,) + data.shape[1:])
 
 
 def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, num_threads=None):
@@ -736,29 +745,29 @@ def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, n
     data = np.asarray(data)
     indices = _as_ids(indices, "indices")
     ids = _as_ids(segment_ids)
-    op, scale, cd, acc = _plan(kind, _SPARSE_KINDS, data, "wide")
+    plan = _Plan(kind, _SPARSE_KINDS, data.dtype)
     if data.ndim == 0:
         raise BadInput("data", "must be at least 1-D")
     if indices.ndim != 1:
         raise BadInput("indices", f"must be 1-D, not of shape {indices.shape}")
-    if ids.ndim != 1 or ids.shape != indices.shape:
-        raise BadInput("segment_ids", f"shape {ids.shape} must be 1-D and equal to indices shape"
+    if ids.shape != indices.shape:
+        raise BadInput("segment_ids", f"shape {ids.shape} must equal indices shape"
                                       f" {indices.shape}")
     nt = _threads(num_threads)
     n_rows = data.shape[0]
-    nbad, _, _ = _stats(indices, 0, n_rows, nt)
-    if nbad:
-        _raise_out_of_range("indices", indices, 0, n_rows, n_rows)
+    if _stats(indices, 0, n_rows, nt)[0]:
+        _raise_out_of_range("indices", indices, 0, n_rows)
     if num_segments is None:
-        rows_out = int(ids[-1]) + 1 if ids.size else 0
-        _check_sorted(ids, max(rows_out, 0), nt, derived=True)
+        rows_out = max(int(ids[-1]) + 1, 0) if ids.size else 0
+        _check_sorted(ids, rows_out, nt, derived=True)
     else:
         rows_out = _as_count(num_segments, "num_segments")
         _check_sorted(ids, rows_out, nt, derived=False)
-    rows = _rows(data, n_rows, math.prod(data.shape[1:]), cd)
-    with _thread_limit(nt):
-        out = _run_reduce(op, scale, rows, ids, rows_out, 0, 0, cd, acc, nt, order=indices)
-    return _cast_out(out, data.dtype, (rows_out,) + data.shape[1:])
+    rows = plan.rows(data, n_rows, math.prod(data.shape[1:]))
+    if not indices.size:  # `order` must be non-empty to be used as one
+        rows, indices = rows[:0], None
+    out = _reduce(plan, rows, ids, rows_out, 0, 0, nt, sorted_ids=True, order=indices)
+    return plan.restore(out, (rows_out,) + data.shape[1:])
 
 
 def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, num_threads=None):
@@ -768,7 +777,7 @@ def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, num_threa
     grad = np.asarray(grad)
     indices = _as_ids(indices, "indices")
     ids = _as_ids(segment_ids)
-    op, scale, cd, acc = _plan(kind, _SPARSE_KINDS, grad, "wide")
+    plan = _Plan(kind, _SPARSE_KINDS, grad.dtype)
     output_dim0 = _as_count(output_dim0, "output_dim0")
     if grad.ndim == 0:
         raise BadInput("grad", "must be at least 1-D")
@@ -777,16 +786,14 @@ def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, num_threa
                                       f" {indices.shape}")
     nt = _threads(num_threads)
     nseg = grad.shape[0]
-    nbad, _, _ = _stats(ids, 0, nseg, nt)
-    if nbad:
-        _raise_out_of_range("segment_ids", ids, 0, nseg, nseg)
-    nbad, _, _ = _stats(indices, 0, output_dim0, nt)
-    if nbad:
-        _raise_out_of_range("indices", indices, 0, output_dim0, output_dim0)
+    if _stats(ids, 0, nseg, nt)[0]:
+        _raise_out_of_range("segment_ids", ids, 0, nseg)
+    if _stats(indices, 0, output_dim0, nt)[0]:
+        _raise_out_of_range("indices", indices, 0, output_dim0)
     rows = grad[ids]
-    if scale:
+    if plan.scale:
         counts = np.maximum(_counts(ids, nseg, nt), 1).astype(np.float64)
-        factor = 1.0 / (counts if scale == 1 else np.sqrt(counts))
+        factor = 1.0 / (counts if plan.scale == 1 else np.sqrt(counts))
         rows = (rows * factor[ids].reshape((-1,) + (1,) * (grad.ndim - 1))).astype(grad.dtype)
     return unsorted_segment_reduce("sum", rows, indices, output_dim0, num_threads=num_threads)
 
@@ -803,12 +810,11 @@ def bincount(arr, weights=None, minlength=0, maxlength=None, dtype=np.int32, num
         pos = int(np.flatnonzero(flat < 0)[0])
         raise BadInput("arr", f"arr[{index_text(pos, arr.shape)}] = {flat[pos]} is negative;"
                               " bincount needs non-negative values")
-    minlength = _as_count(minlength, "minlength")
-    length = max(top + 1 if flat.size else 0, minlength)
+    length = max(top + 1, _as_count(minlength, "minlength"))
     if maxlength is not None:
         length = min(length, _as_count(maxlength, "maxlength"))
-        if flat.size and top >= length:
-            flat = np.where(flat < length, flat, -1).astype(flat.dtype, copy=False)
+        if top >= length:
+            flat = np.where(flat < length, flat, -1).astype(flat.dtype)
     if weights is None:
         return _counts(flat, length, nt).astype(dtype, copy=False)
     weights = np.asarray(weights)
