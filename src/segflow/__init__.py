@@ -36,6 +36,7 @@ from segflow.ops.math_ops import *  # noqa: F401,F403
 from segflow.ops.array_ops import *  # noqa: F401,F403
 from segflow.ops.math_ops import abs, pow, range, round  # noqa: A001 - TF's names shadow builtins here too
 from segflow.ops.custom_gradient import custom_gradient
+from segflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies  # noqa: F401,A001 - TF's names
 from segflow.ops import variables, state_ops, resource_variable_ops  # noqa: F401
 from segflow.ops.variables import *  # noqa: F401,F403
 from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_update, scatter_add, scatter_sub,  # noqa: F401
