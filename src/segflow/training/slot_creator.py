@@ -94,8 +94,11 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name, coloc
             value = initializer(shape, dtype=dtype)
         elif isinstance(initializer, ops.Tensor):
             value = initializer
-        else:
+        elif context.executing_eagerly():
             value = np.full(shape, initializer, dtype=dtype.as_numpy_dtype)
+        else:   # a Fill node, not a table-sized constant in the graph
+            from segflow.ops import array_ops
+            value = array_ops.fill(shape, np.array(initializer, dtype=dtype.as_numpy_dtype))
         return _make_variable(value, f"{_primary_name(primary)}/{name}", dtype)
 
 
