@@ -363,3 +363,13 @@ def test_pad_second_order(mode, mode_name):
     w = RNG.normal(size=(4, 5))
     check_gradient(mode, grad_of_square(lambda t: sf.pad(t, [[1, 0], [1, 1]], mode=mode_name) * w),
                    RNG.normal(size=(3, 3)))
+
+
+def test_empty_inputs(mode):
+    e = np.zeros((0, 4))
+    pieces = mode.evaluate(sf.split(e, 2, axis=1))
+    assert [p.shape for p in pieces] == [(0, 2), (0, 2)]
+    got = mode.evaluate([sf.tile(e, [3, 2]), sf.pad(e, [[1, 0], [0, 1]]), sf.transpose(e), sf.constant(e)[:, 1:],
+                         sf.slice(e, [0, 1], [-1, 2])])
+    assert [g.shape for g in got] == [(0, 8), (1, 5), (4, 0), (0, 3), (0, 2)]
+    np.testing.assert_array_equal(got[1], np.zeros((1, 5)))

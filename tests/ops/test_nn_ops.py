@@ -118,6 +118,13 @@ def test_softmax_is_stable_for_large_logits(mode):
     assert np.isfinite(ls).all()
 
 
+def test_empty_batch(mode):
+    e = np.zeros((0, 3))
+    s, loss = mode.evaluate([sf.nn.softmax(e), sf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=np.zeros((0,), np.int32), logits=e)])
+    assert s.shape == (0, 3) and loss.shape == (0,)
+
+
 def test_softmax_errors(mode):
     with pytest.raises(errors.InvalidArgumentError, match=r"Softmax.*input 'logits'.*rank >= 1"):
         mode.evaluate(sf.nn.softmax(sf.constant(1.0)))

@@ -103,6 +103,20 @@ def test_zeros_ones(mode, dtype):
     np.testing.assert_array_equal(o, np.ones(3))
 
 
+def test_zeros_ones_fill_negative_dims(mode):
+    for make in (lambda: sf.zeros([2, -1]), lambda: sf.ones([-3]), lambda: sf.fill([-1], 1.0)):
+        with pytest.raises(errors.InvalidArgumentError, match=r"Fill.*input 'dims'.*non-negative"):
+            mode.evaluate(make())
+
+
+def test_empty_inputs(mode):
+    e = np.zeros((0, 3))
+    got = mode.evaluate([sf.reshape(e, [-1, 3]), sf.concat([e, np.ones((2, 3))], 0), sf.stack([e, e], 1),
+                         sf.one_hot(np.zeros((0,), np.int32), 3), sf.zeros([0, 2])])
+    assert [g.shape for g in got] == [(0, 3), (2, 3), (0, 2, 3), (0, 3), (0, 2)]
+    np.testing.assert_array_equal(got[1], np.ones((2, 3)))
+
+
 def test_zeros_from_shape_tensor(mode):
     got = mode.evaluate(sf.zeros(sf.shape(X)))
     assert got.shape == (2, 3, 4) and got.dtype == np.float32 and not got.any()

@@ -140,7 +140,8 @@ def zeros(shape, dtype=dtypes.float32, name=None):
     if context._state.eager and not isinstance(shape, ops.Tensor):
         dims = tuple(int(d) for d in (shape.as_list() if isinstance(shape, tensor_shape.TensorShape)
                                       else np.asarray(shape).reshape(-1)))
-        return ops.EagerTensor(np.zeros(dims, dtype=dtype.as_numpy_dtype))
+        if all(d >= 0 for d in dims):
+            return ops.EagerTensor(np.zeros(dims, dtype=dtype.as_numpy_dtype))
     return fill(shape, np.zeros((), dtype.as_numpy_dtype), name=name or "zeros")
 
 
@@ -150,7 +151,8 @@ def ones(shape, dtype=dtypes.float32, name=None):
     if context._state.eager and not isinstance(shape, ops.Tensor):
         dims = tuple(int(d) for d in (shape.as_list() if isinstance(shape, tensor_shape.TensorShape)
                                       else np.asarray(shape).reshape(-1)))
-        return ops.EagerTensor(np.ones(dims, dtype=dtype.as_numpy_dtype))
+        if all(d >= 0 for d in dims):
+            return ops.EagerTensor(np.ones(dims, dtype=dtype.as_numpy_dtype))
     return fill(shape, np.ones((), dtype.as_numpy_dtype), name=name or "ones")
 
 
