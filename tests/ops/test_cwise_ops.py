@@ -583,3 +583,93 @@ def test_add_n_errors():
             sf.add_n([sf.placeholder(sf.float32, [2, 3]), sf.placeholder(sf.float32, [3])])
     with pytest.raises(ValueError, match="non-empty"):
         sf.add_n([])
+
+
+# ----------------------------------------------------------------------------------------------
+# The rest of the family: rounding, predicates, other divisions, more unary math, complex/angle
+
+
+def test_rounding_and_predicates(mode):
+    x = np.array([-1.5, -0.5, 0.5, 2.5, 2.7])
+    got = mode.evaluate([sf.math.floor(x), sf.math.ceil(x), sf.math.round(x)])
+    np.testing.assert_array_equal(got[0], [-2, -1, 0, 2, 2])
+    np.testing.assert_array_equal(got[1], [-1, 0, 1, 3, 3])
+    np.testing.assert_array_equal(got[2], [-2, 0, 0, 2, 3])  # half to even
+    v = np.array([np.nan, 1.0, -np.inf, np.inf])
+    got = mode.evaluate([sf.math.is_nan(v), sf.math.is_inf(v), sf.math.is_finite(v)])
+    np.testing.assert_array_equal(got, [[1, 0, 0, 0], [0, 0, 1, 1], [0, 1, 0, 0]])
+
+
+def test_other_divisions(mode):
+    got = mode.evaluate([sf.math.div_no_nan(np.array([1.0, 2.0]), np.array([0.0, 4.0])),
+                         sf.math.div(np.array([-7, 7]), np.array([2, 2])),
+                         sf.math.div(np.array([-7.0, 7.0]), np.array([2.0, 2.0])),
+                         sf.math.truncatediv(np.array([-7, 7]), np.array([2, -2])),
+                         sf.math.truncatediv(np.array([-7.0, 7.5]), np.array([2.0, -2.0]))])
+    for g, e in zip(got, [[0.0, 0.5], [-4, 3], [-3.5, 3.5], [-3, -3], [-3.0, -3.0]]):
+        np.testing.assert_array_equal(g, e)
+
+
+MORE_UNARY = [
+    (sf.math.expm1, np.expm1, (-2, 2)), (sf.math.tan, np.tan, (-1.2, 1.2)), (sf.math.asin, np.arcsin, (-0.9, 0.9)),
+    (sf.math.acos, np.arccos, (-0.9, 0.9)), (sf.math.atan, np.arctan, (-3, 3)), (sf.math.sinh, np.sinh, (-2, 2)),
+    (sf.math.cosh, np.cosh, (-2, 2)), (sf.math.reciprocal, np.reciprocal, (0.5, 3)),
+    (sf.math.softplus, lambda x: np.log1p(np.exp(x)), (-3, 3)),
+    (sf.math.erf, lambda x: np.vectorize(__import__("math").erf)(x), (-2, 2)),
+]
+
+
+@pytest.mark.parametrize("fn,ref,domain", MORE_UNARY, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_more_unary_values_and_gradients(mode, fn, ref, domain, dtype):
+    x = _vals(dtype, (2, 3), *domain)
+    got = mode.evaluate(fn(x))
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, ref(x.astype(np.float64)), rtol=_tol(dtype) * 10, atol=_tol(dtype))
+    if dtype == np.float64:
+        check_gradients(mode, fn, [x])
+
+
+def test_softplus_is_stable(mode):
+    got = mode.evaluate(sf.math.softplus(np.array([-1000.0, 0.0, 1000.0])))
+    np.testing.assert_allclose(got, [0.0, np.log(2.0), 1000.0])
+
+
+def test_complex_and_angle(mode):
+    re, im = np.array([[1.0, -2.0]]), np.array([[0.5], [-1.0]])
+    got = mode.evaluate(sf.math.complex(re, im))
+    assert got.dtype == np.complex128
+    np.testing.assert_array_equal(got, re + 1j * im)
+    assert mode.evaluate(sf.math.complex(np.float32(1), np.float32(2))).dtype == np.complex64
+    z = np.array([1j, -1 + 0j, 1 - 1j])
+    np.testing.assert_allclose(mode.evaluate(sf.math.angle(z)), np.angle(z))
+    np.testing.assert_allclose(mode.evaluate(sf.math.angle(np.array([-1.0, 2.0]))), [np.pi, 0.0])
+
+
+def test_complex_angle_div_no_nan_gradients(mode):
+    check_gradients(mode, sf.math.complex, [X23, Y3])
+    check_gradients(mode, sf.math.angle, [Z23])
+    check_gradients(mode, sf.math.div_no_nan, [Z23, Z3])
+    check_gradients(mode, sf.math.div_no_nan, [X23, POS3])
+    check_gradients(mode, sf.math.div, [X23, POS3])
+
+
+def test_div_no_nan_gradient_is_zero_where_y_is_zero(mode):
+    x, y = sf.constant(np.array([1.0, 2.0])), sf.constant(np.array([0.0, 4.0]))
+    if mode.eager:
+        with sf.GradientTape() as tape:
+            tape.watch([x, y])
+            z = sf.math.div_no_nan(x, y)
+        grads = tape.gradient(z, [x, y])
+    else:
+        grads = sf.gradients(sf.math.div_no_nan(x, y), [x, y])
+    gx, gy = mode.evaluate(grads)
+    np.testing.assert_array_equal(gx, [0.0, 0.25])
+    np.testing.assert_array_equal(gy, [0.0, -2.0 / 16.0])
+
+
+def test_gradients_through_sparse_upstream(mode):
+    # gather's gradient is an IndexedSlices; elementwise and reduction gradients must accept it.
+    x0 = np.array([1.0, 2.0, 3.0])
+    check_gradients(mode, lambda t: sf.gather(t * t, [0, 0, 2]), [x0])
+    check_gradients(mode, lambda t: sf.gather(sf.reduce_sum(sf.reshape(t, [3, 1]) * t, 1), [2, 0, 0]), [x0])

@@ -91,8 +91,9 @@ def _div_grad(op, grad):
 @ops.RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op, grad):
     x, y = op.inputs
-    return (_unbroadcast(cw.div_no_nan(grad, y), x),
-            _unbroadcast(cw.multiply(grad, cw.div_no_nan(cw.div_no_nan(cw.negative(x), y), y)), y))
+    cx, cy = cw.conj(x), cw.conj(y)
+    return (_unbroadcast(cw.div_no_nan(grad, cy), x),
+            _unbroadcast(cw.multiply(grad, cw.div_no_nan(cw.div_no_nan(cw.negative(cx), cy), cy)), y))
 
 
 @ops.RegisterGradient("Pow")
@@ -322,6 +323,16 @@ def _imag_grad(op, grad):
     return cw.complex(shape_ops.zeros_like(grad), grad)
 
 
+@ops.RegisterGradient("Angle")
+def _angle_grad(op, grad):
+    # angle(z) = atan2(Im z, Re z): dL/d conj(z) = -grad / (Im z + i Re z). No gradient for real inputs.
+    x = op.inputs[0]
+    if not x.dtype.is_complex:
+        return None
+    z = cw.reciprocal(cw.complex(cw.imag(x), cw.real(x)))
+    return cw.negative(cw.multiply(cw.complex(grad, shape_ops.zeros_like(grad)), z))
+
+
 @ops.RegisterGradient("Complex")
 def _complex_grad(op, grad):
     x, y = op.inputs
@@ -335,5 +346,5 @@ def _sum_to_shape_grad(op, grad):
 
 for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
            "LogicalXor", "LogicalNot", "Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "Where",
-           "TruncateDiv", "Angle"):
+           "TruncateDiv"):
     ops.NotDifferentiable(_t)

@@ -18,7 +18,7 @@ __all__ = [
     "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "where", "where_v2",
     "select", "cast", "to_float", "to_double", "to_int32", "to_int64", "conj", "real", "imag", "angle",
     "floor", "ceil", "round", "is_nan", "is_inf", "is_finite", "sum_to_shape", "erf", "atan", "asin",
-    "acos", "sinh", "cosh", "softplus", "scalar_mul", "add_v2", "neg", "sub", "mul",
+    "acos", "sinh", "cosh", "softplus", "scalar_mul", "add_v2", "neg", "sub", "mul", "complex",
 ]
 
 _FLOAT = dtypes.FLOATING
@@ -495,10 +495,12 @@ def imag(input, name=None):
 
 
 def angle(input, name=None):
+    """The argument of a complex tensor, in (-pi, pi]; for a real tensor pi where x < 0, else 0."""
     return apply_op("Angle", input, name=name)
 
 
 def complex(real, imag, name=None):
+    """real + 1j * imag (float32 -> complex64, float64 -> complex128), with broadcasting."""
     return apply_op("Complex", real, imag, name=name)
 
 
