@@ -34,6 +34,7 @@ TensorSpec = namedtuple("TensorSpec", ["dtype", "shape"])
 _OPS = {}
 
 _EagerTensor = ops.EagerTensor
+_Tensor = ops.Tensor
 _ndarray = np.ndarray
 _generic = np.generic
 _state = context._state
@@ -329,8 +330,14 @@ def _to_tensor(opdef, p, x, hint):
 
 def _build_node(opdef, inputs, attrs, name):
     graph = ops.get_default_graph()
-    tensors = _convert_inputs(opdef, inputs, attrs.pop("_dtype_hints", None))
-    flat = _flat_inputs(opdef, tensors)
+    hints = attrs.pop("_dtype_hints", None)
+    if (not opdef.has_list_input and hints is None and len(inputs) == len(opdef.input_names)
+            and all(type(x) is _Tensor for x in inputs)):
+        # Graph tensors already: nothing to convert (the usual case inside gradients()).
+        tensors = flat = list(inputs)
+    else:
+        tensors = _convert_inputs(opdef, inputs, hints)
+        flat = _flat_inputs(opdef, tensors)
     for t in flat:
         if isinstance(t, _EagerTensor) or t.graph is not graph:
             raise ValueError(f"{opdef.name}: input {t!r} is from a different graph than the op being built")
@@ -344,8 +351,6 @@ def _build_node(opdef, inputs, attrs, name):
             dts.extend(t.dtype for t in (tensors[p] if opdef.list_inputs[p] else [tensors[p]]))
         if not dts:
             continue
-        for p, d in zip(positions, dts):
-            pass
         first = dts[0]
         for d in dts[1:]:
             if d != first:
@@ -369,7 +374,7 @@ def _build_node(opdef, inputs, attrs, name):
             all_attrs[attr] = x.dtype
     op = graph._create_op(opdef.name, node_name, flat, all_attrs, output_specs, opdef, input_counts)
     op._kernel_attrs = full_attrs
-    if opdef.num_outputs == 1 and not opdef.list_output:
+    if opdef._single:
         return op.outputs[0]
     return list(op.outputs)
 

@@ -192,8 +192,9 @@ class Tensor:
 
     __str__ = __repr__
 
-    def __hash__(self):
-        return id(self)
+    # Identity hash, computed in C (object.__hash__) rather than by a Python-level `id(self)`: tensors
+    # key the sets and dicts of gradients() and the Session's planner.
+    __hash__ = object.__hash__
 
     def __eq__(self, other):
         return self is other
