@@ -131,8 +131,7 @@ class Optimizer:
           name: name of the returned op.
           grad_loss: optional gradient to back-propagate instead of ones.
         Returns:
-          The train op (graph); eagerly the result of the update (None, or the global step's
-          new value).
+          The train op (graph); eagerly None, or the incremented global step variable.
         Raises:
           ValueError: no variable receives a gradient.
         """
@@ -156,7 +155,7 @@ class Optimizer:
         Raises:
           ValueError: invalid `gate_gradients`, or no variables to optimize.
           RuntimeError: eagerly, `loss` is not callable.
-          TypeError: a variable's dtype is not a float or complex type.
+          ValueError: a variable's dtype is not a float or complex type.
         """
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError(f"gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
@@ -215,8 +214,8 @@ class Optimizer:
           name: name of the returned op (default: the optimizer's name).
         Returns:
           Graph: an Operation that applies the gradients (and increments `global_step`), also added
-          to the TRAIN_OP collection. Eager: the updates are done; returns what the last update
-          returned.
+          to the TRAIN_OP collection. Eager: the updates are done; returns None, or the incremented
+          global step variable.
         Raises:
           TypeError: a gradient is not convertible to a Tensor or IndexedSlices.
           ValueError: no pairs, or every gradient is None.
@@ -419,8 +418,7 @@ def _op_name(scope):
 
 def _assign_add(var, value, name=None):
     from segflow.ops import state_ops
-    return state_ops.assign_add(var, math_ops.cast(value, var.dtype.base_dtype) if isinstance(value, ops.Tensor)
-                                else ops.convert_to_tensor(value, dtype=var.dtype.base_dtype), name=name)
+    return state_ops.assign_add(var, ops.convert_to_tensor(value, dtype=var.dtype.base_dtype), name=name)
 
 
 def _tuple(grads):
