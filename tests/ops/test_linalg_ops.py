@@ -229,3 +229,17 @@ def test_matmul_second_order(mode, dtype, fa, fb):
 def test_batch_matmul_second_order(mode):
     a, b = _mat((2, 2, 3), np.float64), _mat((3, 2), np.float64)
     _second_order(mode, lambda x, y: sf.tanh(sf.matmul(x, y)), a, b)
+
+
+def test_matmul_unknown_rank_graph():
+    with sf.Graph().as_default():
+        a = sf.placeholder(sf.float64, None)
+        c = sf.matmul(a, a)
+        g = sf.gradients(c, a)[0]
+        with sf.Session() as sess:
+            for shape in ((2, 2), (3, 2, 2)):
+                a0 = _mat(shape, np.float64)
+                got_c, got_g = sess.run([c, g], {a: a0})
+                np.testing.assert_allclose(got_c, a0 @ a0)
+                ones = np.ones(shape)  # d sum(A A) / dA = 1 A^T + A^T 1
+                np.testing.assert_allclose(got_g, ones @ np.swapaxes(a0, -1, -2) + np.swapaxes(a0, -1, -2) @ ones)

@@ -355,3 +355,40 @@ def test_argmax_has_no_gradient(mode):
     x = sf.constant(X234)
     g = gradient(mode, lambda t: sf.cast(sf.argmax(t, 1), sf.float64) * 1.0, x)
     assert g is None
+
+
+def test_unknown_rank_graph():
+    with sf.Graph().as_default():
+        x = sf.placeholder(sf.float64, None)
+        y, m, mx = sf.reduce_sum(x), sf.reduce_mean(x, keepdims=True), sf.reduce_max(x, 0)
+        grads = [sf.gradients(t, x)[0] for t in (y, m, mx)]
+        x0 = np.array([[0.0, 1.0, 2.0], [3.0, 5.0, 4.0]])
+        with sf.Session() as sess:
+            got = sess.run([y, m, mx] + grads, {x: x0})
+    np.testing.assert_array_equal(got[0], 15.0)
+    np.testing.assert_array_equal(got[1], [[2.5]])
+    np.testing.assert_array_equal(got[2], [3.0, 5.0, 4.0])
+    np.testing.assert_array_equal(got[3], np.ones((2, 3)))
+    np.testing.assert_allclose(got[4], np.full((2, 3), 1 / 6))
+    np.testing.assert_array_equal(got[5], [[0, 0, 0], [1, 1, 1]])
+
+
+def test_partially_known_shape_inference():
+    with sf.Graph().as_default():
+        x = sf.placeholder(sf.float32, [None, 3, 4])
+        assert sf.reduce_sum(x, 1).shape.as_list() == [None, 4]
+        assert sf.reduce_max(x, [0, -1], keepdims=True).shape.as_list() == [1, 3, 1]
+        assert sf.reduce_mean(x).shape.as_list() == []
+        assert sf.argmax(x, 2).shape.as_list() == [None, 3]
+        assert sf.cumsum(x, 1).shape.as_list() == [None, 3, 4]
+
+
+def test_logsumexp_and_count_nonzero(mode):
+    x = np.array([[1.0, 2.0], [3.0, -np.inf]])
+    got = mode.evaluate([sf.reduce_logsumexp(x, 1), sf.reduce_logsumexp(x[:1]), sf.reduce_logsumexp(x, keepdims=True),
+                         sf.math.count_nonzero(np.array([[1.0, 0.0], [3.0, 4.0]]), 1)])
+    np.testing.assert_allclose(got[0], [np.log(np.e + np.e ** 2), 3.0])
+    np.testing.assert_allclose(got[1], np.log(np.e + np.e ** 2))
+    np.testing.assert_allclose(got[2], [[np.log(np.e + np.e ** 2 + np.e ** 3)]])
+    np.testing.assert_array_equal(got[3], [1, 2])
+    check_gradients(mode, lambda t: sf.reduce_logsumexp(t, 1), [X234[0]])

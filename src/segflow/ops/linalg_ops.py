@@ -102,7 +102,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a = ops.convert_to_tensor(a, preferred_dtype=getattr(b, "dtype", None))
     if not isinstance(b, ops.Tensor):
         b = ops.convert_to_tensor(b, dtype_hint=a.dtype)
-    batched = (a.shape.rank or 2) > 2 or (b.shape.rank or 2) > 2
+    ra, rb = a.shape.rank, b.shape.rank
+    batched = ra is None or rb is None or ra > 2 or rb > 2  # unknown rank: the batched op handles both
     return apply_op("BatchMatMulV2" if batched else "MatMul", a, b, name=name, transpose_a=transpose_a,
                     transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
 
