@@ -683,3 +683,36 @@ def test_bincount_errors(mode):
         mode.evaluate(sf.math.bincount(np.array([1, -2, 3], np.int32)))
     with pytest.raises(errors.InvalidArgumentError, match=r"Bincount.*'weights'.*shape"):
         mode.evaluate(sf.math.bincount(np.array([1, 2, 3], np.int32), weights=[1.0, 2.0]))
+
+
+# ----------------------------------------------------------------------------------------------
+# Large inputs: the kernels' parallel, bucketed and run-length paths
+
+
+@pytest.mark.parametrize("D", [1, 3])
+def test_large_inputs_match_reference(D):
+    rng = np.random.default_rng(7)
+    n = 40000
+    data = rng.normal(size=(n, D)).reshape((n,) if D == 1 else (n, D))
+    for S, sort in ((300, False), (200000, False), (300, True), (60000, True)):
+        ids = rng.integers(-2, S, n)
+        if sort:
+            ids = np.sort(ids)
+        for kind in ("sum", "max", "mean"):
+            got = UNSORTED_FN[kind](data, ids, S).numpy()
+            np.testing.assert_allclose(got, ref_unsorted(kind, data, ids, S), rtol=1e-9, atol=1e-9)
+    ids = np.sort(rng.integers(0, 300, n))
+    out = np.zeros((300,) + data.shape[1:])
+    np.add.at(out, ids, data)
+    np.testing.assert_allclose(sf.math.segment_sum(data, ids).numpy(), out, rtol=1e-9, atol=1e-9)
+    # Long runs of gathered rows (one column, too: kernels/segment.py mishandles it, the op works around).
+    indices = rng.integers(0, n, n)
+    for S in (300, 60000):
+        ids = np.sort(rng.integers(0, S, n))
+        want = np.zeros((S + 2,) + data.shape[1:])
+        np.add.at(want, ids, data[indices])
+        got = sf.math.sparse_segment_sum(data, indices, ids, num_segments=S + 2).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+        counts = np.maximum(np.bincount(ids, minlength=S + 2), 1).reshape((-1,) + (1,) * (data.ndim - 1))
+        got = sf.math.sparse_segment_mean(data, indices, ids, num_segments=S + 2).numpy()
+        np.testing.assert_allclose(got, want / counts, rtol=1e-9, atol=1e-9)
