@@ -392,3 +392,9 @@ def test_logsumexp_and_count_nonzero(mode):
     np.testing.assert_allclose(got[2], [[np.log(np.e + np.e ** 2 + np.e ** 3)]])
     np.testing.assert_array_equal(got[3], [1, 2])
     check_gradients(mode, lambda t: sf.reduce_logsumexp(t, 1), [X234[0]])
+
+
+def test_cumsum_complex_gradient(mode):
+    z = X234[0] + 1j * X234[1]
+    check_gradients(mode, lambda t: sf.cumsum(t, 1, exclusive=True), [z])
+    check_gradients(mode, lambda t: sf.cumsum(t, 0, reverse=True) * t, [z])

@@ -254,6 +254,7 @@ add_v2 = add
 
 
 def subtract(x, y, name=None):
+    """x - y elementwise, with broadcasting."""
     return apply_op("Sub", x, y, name=name)
 
 
@@ -261,6 +262,7 @@ sub = subtract
 
 
 def multiply(x, y, name=None):
+    """x * y elementwise, with broadcasting."""
     return apply_op("Mul", x, y, name=name)
 
 
@@ -268,12 +270,14 @@ mul = multiply
 
 
 def scalar_mul(scalar, x, name=None):
+    """scalar * x; an IndexedSlices `x` stays sparse (its values are scaled)."""
     if isinstance(x, ops.IndexedSlices):
         return ops.IndexedSlices(multiply(scalar, x.values, name=name), x.indices, x.dense_shape)
     return multiply(scalar, x, name=name)
 
 
 def realdiv(x, y, name=None):
+    """x / y for float or complex tensors (no integer casting; see `truediv`)."""
     return apply_op("RealDiv", x, y, name=name)
 
 
@@ -305,11 +309,12 @@ def div(x, y, name=None):
 
 
 def div_no_nan(x, y, name=None):
-    """x / y, with 0 where y == 0."""
+    """x / y, with 0 where y == 0 (float or complex); the gradient is 0 there too."""
     return apply_op("DivNoNan", x, y, name=name)
 
 
 def floordiv(x, y, name=None):
+    """floor(x / y) elementwise (integers: rounds toward -inf; integer division by zero raises)."""
     return apply_op("FloorDiv", x, y, name=name)
 
 
@@ -317,6 +322,7 @@ floor_div = floordiv
 
 
 def floormod(x, y, name=None):
+    """x - floor(x / y) * y: the remainder with the sign of y (Python's %)."""
     return apply_op("FloorMod", x, y, name=name)
 
 
@@ -324,14 +330,17 @@ mod = floormod
 
 
 def truncatediv(x, y, name=None):
+    """x / y rounded toward zero (C's integer division)."""
     return apply_op("TruncateDiv", x, y, name=name)
 
 
 def pow(x, y, name=None):
+    """x ** y elementwise; integer x to a negative integer power raises InvalidArgumentError."""
     return apply_op("Pow", x, y, name=name)
 
 
 def negative(x, name=None):
+    """-x elementwise."""
     return apply_op("Neg", x, name=name)
 
 
@@ -423,10 +432,12 @@ def where_v2(condition, x=None, y=None, name=None):
 
 
 def where(condition, x=None, y=None, name=None):
+    """TF2's `where`: the same as `where_v2`."""
     return where_v2(condition, x, y, name=name)
 
 
 def select(condition, x, y, name=None):
+    """x where `condition` is true, else y (broadcasting all three)."""
     return apply_op("SelectV2", condition, x, y, name=name)
 
 
@@ -451,18 +462,22 @@ def cast(x, dtype, name=None):
 
 
 def to_float(x, name="ToFloat"):
+    """cast(x, float32)."""
     return cast(x, dtypes.float32, name=name)
 
 
 def to_double(x, name="ToDouble"):
+    """cast(x, float64)."""
     return cast(x, dtypes.float64, name=name)
 
 
 def to_int32(x, name="ToInt32"):
+    """cast(x, int32)."""
     return cast(x, dtypes.int32, name=name)
 
 
 def to_int64(x, name="ToInt64"):
+    """cast(x, int64)."""
     return cast(x, dtypes.int64, name=name)
 
 

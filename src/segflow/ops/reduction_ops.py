@@ -1,5 +1,10 @@
-"""Reductions over axes (sum, mean, max, min, prod, any, all), argmax/argmin and cumsum.
-Gradients in reduction_grad.py."""
+"""Reductions over axes (sum, mean, max, min, prod, any, all; logsumexp and count_nonzero built on
+them), argmax/argmin and cumsum. Gradients in reduction_grad.py.
+
+An axis argument is None (all axes), an int or a list of ints, negative counting from the end; an
+empty list reduces nothing. Axes are int32/int64 and are checked against the input's rank (at graph
+build when known, else when run).
+"""
 import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
@@ -129,23 +134,29 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None, reduction_ind
 
 
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
-    """Minimum over `axis`; the gradient is split equally among tied minima."""
+    """Minimum over `axis`; an empty reduction gives the dtype's largest value. The gradient is split
+    equally among tied minima."""
     return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """Product over `axis` (all axes when None); an empty reduction gives 1. The gradient is right for
+    inputs with zeros (one zero, several), to second order."""
     return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """Logical OR of a bool tensor over `axis`; an empty reduction gives False."""
     return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """Logical AND of a bool tensor over `axis`; an empty reduction gives True."""
     return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) over `axis`, computed stably (the maximum is subtracted first)."""
     from segflow.ops import math_ops
     m = reduce_max(input_tensor, axis, keepdims=True)
     m = math_ops.stop_gradient(math_ops.where(math_ops.is_finite(m), m, math_ops.zeros_like(m)))
@@ -156,6 +167,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def count_nonzero(input_tensor, axis=None, keepdims=False, dtype=dtypes.int64, name=None):
+    """The number of non-zero elements over `axis`, as `dtype` (int64 by default)."""
     from segflow.ops import math_ops
     nz = math_ops.cast(math_ops.not_equal(input_tensor, math_ops.zeros_like(input_tensor)), dtype)
     return reduce_sum(nz, axis, keepdims, name=name)
