@@ -673,3 +673,29 @@ def test_gradients_through_sparse_upstream(mode):
     x0 = np.array([1.0, 2.0, 3.0])
     check_gradients(mode, lambda t: sf.gather(t * t, [0, 0, 2]), [x0])
     check_gradients(mode, lambda t: sf.gather(sf.reduce_sum(sf.reshape(t, [3, 1]) * t, 1), [2, 0, 0]), [x0])
+
+
+@pytest.mark.parametrize("fn", [sf.add, sf.subtract, sf.multiply, sf.divide, sf.maximum, sf.pow],
+                         ids=lambda f: f.__name__)
+def test_broadcast_gradients_with_unknown_dims_graph(fn):
+    # Static shapes [None, 1, 3] and [None, 1]: the reduction back to each input's shape is decided at run time.
+    x0 = RNG.uniform(0.5, 1.5, size=(2, 1, 3))
+    y0 = RNG.uniform(0.5, 1.5, size=(4, 1))
+    with sf.Graph().as_default(), sf.Session().as_default():
+        x = sf.placeholder(sf.float64, [None, 1, 3])
+        y = sf.placeholder(sf.float64, [None, 1])
+        z = fn(x, y)
+        assert z.shape.as_list() == [None, None, 3]
+        for p, v, other in ((x, x0, {y: y0}), (y, y0, {x: x0})):
+            err = gradient_checker.compute_gradient_error(p, v.shape, z, [2, 4, 3], x_init_value=v, delta=1e-5,
+                                                          extra_feed_dict=other)
+            assert err < 1e-8
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.complex128, np.bool_, np.float32])
+def test_select_dtypes(mode, dtype):
+    c = np.array([True, False, True])
+    x, y = _vals(dtype, (3,)), _vals(dtype, (3,))
+    got = mode.evaluate(sf.where(c, x, y))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, np.where(c, x, y))
