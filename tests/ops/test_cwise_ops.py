@@ -699,3 +699,26 @@ def test_select_dtypes(mode, dtype):
     got = mode.evaluate(sf.where(c, x, y))
     assert got.dtype == dtype
     np.testing.assert_array_equal(got, np.where(c, x, y))
+
+
+# ----------------------------------------------------------------------------------------------
+# Property test: broadcasting binary ops against NumPy, for any pair of broadcastable shapes
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=3),
+       st.sampled_from([(sf.add, np.add), (sf.multiply, np.multiply), (sf.maximum, np.maximum),
+                        (sf.subtract, np.subtract), (sf.less, np.less)]))
+def test_broadcasting_matches_numpy_property(shapes, op):
+    fn, ref = op
+    x = np.arange(int(np.prod(shapes.input_shapes[0])), dtype=np.float64).reshape(shapes.input_shapes[0]) - 2
+    y = np.cos(np.arange(int(np.prod(shapes.input_shapes[1])))).reshape(shapes.input_shapes[1])
+    got = fn(x, y)
+    assert tuple(got.shape.as_list()) == shapes.result_shape
+    np.testing.assert_array_equal(got.numpy(), ref(x, y))
+    with sf.Graph().as_default():  # graph-time shape inference agrees
+        assert tuple(fn(x, y).shape.as_list()) == shapes.result_shape

@@ -398,3 +398,38 @@ def test_cumsum_complex_gradient(mode):
     z = X234[0] + 1j * X234[1]
     check_gradients(mode, lambda t: sf.cumsum(t, 1, exclusive=True), [z])
     check_gradients(mode, lambda t: sf.cumsum(t, 0, reverse=True) * t, [z])
+
+
+# ----------------------------------------------------------------------------------------------
+# Property tests: any shape, any set of axes, against NumPy
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+@st.composite
+def _array_and_axes(draw):
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4))
+    x = draw(hnp.arrays(np.float64, shape, elements=st.floats(-100, 100, allow_nan=False)))
+    rank = len(shape)
+    axes = draw(st.one_of(st.none(), st.lists(st.integers(-rank, rank - 1), unique_by=lambda a: a % rank,
+                                              max_size=rank) if rank else st.just([])))
+    return x, axes, draw(st.booleans())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_array_and_axes())
+def test_reductions_match_numpy_property(case):
+    x, axes, keepdims = case
+    ax = None if axes is None else tuple(axes)
+    for fn, ref in ((sf.reduce_sum, np.sum), (sf.reduce_prod, np.prod), (sf.reduce_mean, np.mean)):
+        if ref is np.mean and (x.size == 0 or (ax is not None and any(x.shape[a] == 0 for a in ax))):
+            continue
+        got = fn(x, axes, keepdims=keepdims).numpy()
+        np.testing.assert_allclose(got, ref(x, axis=ax, keepdims=keepdims), rtol=1e-12, atol=1e-9)
+    if x.size:
+        nonempty = ax is None or all(x.shape[a] for a in ax) and x.size
+        if nonempty:
+            np.testing.assert_array_equal(sf.reduce_max(x, axes, keepdims=keepdims).numpy(),
+                                          np.max(x, axis=ax, keepdims=keepdims))
