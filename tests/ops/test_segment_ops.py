@@ -716,3 +716,14 @@ def test_large_inputs_match_reference(D):
         counts = np.maximum(np.bincount(ids, minlength=S + 2), 1).reshape((-1,) + (1,) * (data.ndim - 1))
         got = sf.math.sparse_segment_mean(data, indices, ids, num_segments=S + 2).numpy()
         np.testing.assert_allclose(got, want / counts, rtol=1e-9, atol=1e-9)
+
+
+ALL_FNS = [pytest.param(lambda x, k=k: UNSORTED_FN[k](x, IDS, 5), id=f"unsorted_{k}") for k in UNSORTED] + \
+    [pytest.param(lambda x, k=k: SORTED_FN[k](x[:6], SORTED_IDS), id=f"segment_{k}") for k in SORTED] + \
+    [pytest.param(lambda x, k=k: SPARSE_FN[k](x, [0, 6, 6, 2], [0, 0, 1, 3]), id=f"sparse_{k}") for k in SPARSE]
+
+
+@pytest.mark.parametrize("f", ALL_FNS)
+def test_gradient_through_a_gather_of_the_output(mode, f):
+    # Gathering rows of the output sends an IndexedSlices gradient into the segment op's gradient.
+    check_gradient(mode, lambda x: sf.gather(f(x), [3, 0, 3]), distinct((7, 2)))

@@ -11,6 +11,11 @@ from segflow.ops import segment_ops as sg
 from segflow.ops import shape_ops as so
 
 
+def _dense(grad):
+    """The upstream gradient as a dense tensor (a gather of the output sends IndexedSlices)."""
+    return ops.convert_to_tensor(grad) if isinstance(grad, ops.IndexedSlices) else grad
+
+
 def _gather(params, ids):
     from segflow.ops.gather_ops import gather
     return gather(params, ids)
@@ -64,11 +69,13 @@ def _counts(ids, n, dtype, like):
 @ops.RegisterGradient("UnsortedSegmentSum")
 def _unsorted_segment_sum_grad(op, grad):
     # Row i of data went to segment ids[i], so it gets grad[ids[i]]; dropped rows get zero.
+    grad = _dense(grad)
     return _rows_of(grad, op.inputs[1]), None, None
 
 
 @ops.RegisterGradient("SegmentSum")
 def _segment_sum_grad(op, grad):
+    grad = _dense(grad)
     return _rows_of(grad, op.inputs[1], drop_negative=False), None
 
 
@@ -83,16 +90,19 @@ def _scaled_rows(op, grad, sqrt, drop_negative):
 
 @ops.RegisterGradient("UnsortedSegmentMean")
 def _unsorted_segment_mean_grad(op, grad):
+    grad = _dense(grad)
     return _scaled_rows(op, grad, sqrt=False, drop_negative=True), None, None
 
 
 @ops.RegisterGradient("UnsortedSegmentSqrtN")
 def _unsorted_segment_sqrt_n_grad(op, grad):
+    grad = _dense(grad)
     return _scaled_rows(op, grad, sqrt=True, drop_negative=True), None, None
 
 
 @ops.RegisterGradient("SegmentMean")
 def _segment_mean_grad(op, grad):
+    grad = _dense(grad)
     return _scaled_rows(op, grad, sqrt=False, drop_negative=False), None
 
 
@@ -114,21 +124,25 @@ def _extreme_grad(op, grad, drop_negative):
 
 @ops.RegisterGradient("UnsortedSegmentMax")
 def _unsorted_segment_max_grad(op, grad):
+    grad = _dense(grad)
     return _extreme_grad(op, grad, drop_negative=True), None, None
 
 
 @ops.RegisterGradient("UnsortedSegmentMin")
 def _unsorted_segment_min_grad(op, grad):
+    grad = _dense(grad)
     return _extreme_grad(op, grad, drop_negative=True), None, None
 
 
 @ops.RegisterGradient("SegmentMax")
 def _segment_max_grad(op, grad):
+    grad = _dense(grad)
     return _extreme_grad(op, grad, drop_negative=False), None
 
 
 @ops.RegisterGradient("SegmentMin")
 def _segment_min_grad(op, grad):
+    grad = _dense(grad)
     return _extreme_grad(op, grad, drop_negative=False), None
 
 
@@ -173,11 +187,13 @@ def _prod_grad(op, grad, drop_negative):
 
 @ops.RegisterGradient("UnsortedSegmentProd")
 def _unsorted_segment_prod_grad(op, grad):
+    grad = _dense(grad)
     return _prod_grad(op, grad, drop_negative=True), None, None
 
 
 @ops.RegisterGradient("SegmentProd")
 def _segment_prod_grad(op, grad):
+    grad = _dense(grad)
     return _prod_grad(op, grad, drop_negative=False), None
 
 
@@ -187,6 +203,7 @@ def _segment_prod_grad(op, grad):
 
 def _sparse_grad(kind):
     def grad_fn(op, grad):
+        grad = _dense(grad)
         data, indices, ids = op.inputs[0], op.inputs[1], op.inputs[2]
         dx = sg.sparse_segment_grad(kind, grad, indices, ids, so.shape(data)[0])
         return [dx] + [None] * (len(op.inputs) - 1)
@@ -202,6 +219,7 @@ def _sparse_grad_grad(kind):
                "sqrt_n": sg.sparse_segment_sqrt_n_with_num_segments}[kind]
 
     def grad_fn(op, grad):
+        grad = _dense(grad)
         g, indices, ids = op.inputs[0], op.inputs[1], op.inputs[2]
         return forward(grad, indices, ids, so.shape(g)[0]), None, None, None
     return grad_fn
@@ -221,6 +239,7 @@ for _kind, _name in (("sum", "SparseSegmentSum"), ("mean", "SparseSegmentMean"),
 def _bincount_grad(op, grad):
     # Bin v sums the weights at arr == v, so weight k gets grad[arr[k]]; values >= size were
     # ignored and get 0 (they gather the zero row appended to grad).
+    grad = _dense(grad)
     arr, size = op.inputs[0], op.inputs[1]
     padded = so.concat([grad, so.zeros([1], grad.dtype)], 0)
     return None, None, _gather(padded, cw.minimum(arr, cw.cast(size, arr.dtype)))
