@@ -727,3 +727,17 @@ ALL_FNS = [pytest.param(lambda x, k=k: UNSORTED_FN[k](x, IDS, 5), id=f"unsorted_
 def test_gradient_through_a_gather_of_the_output(mode, f):
     # Gathering rows of the output sends an IndexedSlices gradient into the segment op's gradient.
     check_gradient(mode, lambda x: sf.gather(f(x), [3, 0, 3]), distinct((7, 2)))
+
+
+def test_public_docstrings_give_args_returns_raises():
+    for name in segment_ops.__all__:
+        doc = getattr(segment_ops, name).__doc__
+        for part in ("Args:", "Returns:", "Raises:"):
+            assert part in doc, (name, part)
+        assert "<Args" not in doc
+
+
+def test_sparse_negative_num_segments(mode):
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"SparseSegmentSumWithNumSegments.*'num_segments'.*num_segments = -2 must not be negative"):
+        mode.evaluate(sf.math.sparse_segment_sum(np.ones((3, 2)), [0, 1], [0, 0], num_segments=-2))

@@ -353,6 +353,9 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
 # ----------------------------------------------------------------------------------------------
 # Sorted segment reductions
 
+# The sorted and sparse ops share their Args/Returns/Raises text; each docstring gets it in place
+# of this marker (help() and the docs show the full text).
+_SHARED = "<Args, Returns, Raises: filled in from the family's text below>"
 _SORTED_ARGS = """Args:
       data: tensor of at least one dimension.
       segment_ids: 1-D int32 or int64 ids, one per row of `data` (length `data.shape[0]`),
@@ -368,7 +371,7 @@ _SORTED_ARGS = """Args:
 def segment_sum(data, segment_ids, name=None):
     """Adds up the rows of `data` by sorted segment id (any numeric dtype).
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SegmentSum", data, segment_ids, name=name)
 
@@ -376,7 +379,7 @@ def segment_sum(data, segment_ids, name=None):
 def segment_prod(data, segment_ids, name=None):
     """Multiplies the rows of `data` by sorted segment id (any numeric dtype).
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SegmentProd", data, segment_ids, name=name)
 
@@ -384,7 +387,7 @@ def segment_prod(data, segment_ids, name=None):
 def segment_max(data, segment_ids, name=None):
     """The elementwise maximum of the rows of `data` by sorted segment id (real dtypes).
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SegmentMax", data, segment_ids, name=name)
 
@@ -392,7 +395,7 @@ def segment_max(data, segment_ids, name=None):
 def segment_min(data, segment_ids, name=None):
     """The elementwise minimum of the rows of `data` by sorted segment id (real dtypes).
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SegmentMin", data, segment_ids, name=name)
 
@@ -400,7 +403,7 @@ def segment_min(data, segment_ids, name=None):
 def segment_mean(data, segment_ids, name=None):
     """The mean of the rows of `data` by sorted segment id (floating or complex dtypes).
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SegmentMean", data, segment_ids, name=name)
 
@@ -411,7 +414,7 @@ for _fn, _empty in ((segment_sum, "empty segments hold 0"), (segment_prod, "empt
                     (segment_min, "empty segments hold 0 (unlike unsorted_segment_min); the gradient "
                                   "is split equally among tied minima"),
                     (segment_mean, "empty segments hold 0")):
-    _fn.__doc__ = _fn.__doc__.replace("{}", _SORTED_ARGS.replace("{empty}", _empty))
+    _fn.__doc__ = _fn.__doc__.replace(_SHARED, _SORTED_ARGS.replace("{empty}", _empty))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -435,7 +438,7 @@ _SPARSE_ARGS = """Args:
 def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
     """Sums rows of `data` picked by `indices`, by sorted segment id.
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     if num_segments is not None:
         return sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=name)
@@ -445,7 +448,7 @@ def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None)
 def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
     """Means of rows of `data` picked by `indices`, by sorted segment id.
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     if num_segments is not None:
         return sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=name)
@@ -455,7 +458,7 @@ def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None
 def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
     """Sums of rows of `data` picked by `indices`, by sorted segment id, divided by sqrt(count).
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     if num_segments is not None:
         return sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=name)
@@ -465,7 +468,7 @@ def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=No
 def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=None):
     """sparse_segment_sum with `num_segments` output rows.
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SparseSegmentSumWithNumSegments", data, indices, segment_ids, num_segments, name=name)
 
@@ -473,7 +476,7 @@ def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segment
 def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=None):
     """sparse_segment_mean with `num_segments` output rows.
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SparseSegmentMeanWithNumSegments", data, indices, segment_ids, num_segments, name=name)
 
@@ -481,7 +484,7 @@ def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segmen
 def sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=None):
     """sparse_segment_sqrt_n with `num_segments` output rows.
 
-    {}
+    <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SparseSegmentSqrtNWithNumSegments", data, indices, segment_ids, num_segments, name=name)
 
@@ -491,7 +494,7 @@ for _fn, _types in ((sparse_segment_sum, "real dtypes"), (sparse_segment_mean, "
                     (sparse_segment_sum_with_num_segments, "real dtypes"),
                     (sparse_segment_mean_with_num_segments, "floating dtypes"),
                     (sparse_segment_sqrt_n_with_num_segments, "floating dtypes")):
-    _fn.__doc__ = _fn.__doc__.replace("{}", _SPARSE_ARGS.replace("{dtypes}", _types))
+    _fn.__doc__ = _fn.__doc__.replace(_SHARED, _SPARSE_ARGS.replace("{dtypes}", _types))
 
 
 def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, name=None):
