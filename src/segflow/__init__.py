@@ -80,6 +80,13 @@ try:
 except ImportError:  # pragma: no cover
     pass
 
+from segflow.ops import embedding_ops as _emb, sparse_tensor as _sparse  # noqa: E402
+SparseTensor = _sparse.SparseTensor
+sparse = _namespace("sparse", [_sparse], {"SparseTensor": SparseTensor})
+if "nn" in globals():
+    for _n in ("embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"):
+        setattr(nn, _n, getattr(_emb, _n))
+
 from segflow.training import training as _training  # noqa: E402
 train = _training.namespace()
 
