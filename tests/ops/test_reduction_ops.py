@@ -433,3 +433,9 @@ def test_reductions_match_numpy_property(case):
         if nonempty:
             np.testing.assert_array_equal(sf.reduce_max(x, axes, keepdims=keepdims).numpy(),
                                           np.max(x, axis=ax, keepdims=keepdims))
+
+
+def test_scalar_has_no_axis_to_reduce(mode):
+    with pytest.raises(errors.InvalidArgumentError, match=r"Sum.*input 'reduction_indices'.*axis 0 is out of range for rank 0"):
+        mode.evaluate(sf.reduce_sum(np.float64(2.0), 0))
+    assert mode.evaluate(sf.reduce_sum(np.float64(2.0), [])) == 2.0

@@ -29,7 +29,7 @@ def _infer_reduce(op, input, reduction_indices, keep_dims=False):
         out_rank = rank if keep_dims else None
         return [TensorSpec(input.dtype, tensor_shape.unknown_shape(out_rank))]
     for a in np.asarray(axis).reshape(-1):
-        if not -max(rank, 1) <= a < max(rank, 1):
+        if not -rank <= a < rank:
             raise errors.invalid_input(op, "reduction_indices", f"axis {int(a)} is out of range for rank {rank} "
                                        f"(input shape {input.shape})")
     axes = _axes(axis, rank)
@@ -43,7 +43,7 @@ def _reducer(np_fn, wide=False):
     """A reduction kernel; `wide` accumulates float16/float32 in float64 (sums over many values)."""
     def kernel(x, axis, keep_dims=False):
         for a in np.asarray(axis).reshape(-1):
-            if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
+            if not -x.ndim <= a < x.ndim:
                 raise BadInput("reduction_indices", f"axis {int(a)} is out of range for rank {x.ndim} "
                                                     f"(input shape {x.shape})")
         axes = _axes(axis, x.ndim) if x.ndim else None
