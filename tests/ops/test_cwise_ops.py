@@ -722,3 +722,12 @@ def test_broadcasting_matches_numpy_property(shapes, op):
     np.testing.assert_array_equal(got.numpy(), ref(x, y))
     with sf.Graph().as_default():  # graph-time shape inference agrees
         assert tuple(fn(x, y).shape.as_list()) == shapes.result_shape
+
+
+def test_tf1_select_vector_condition_picks_rows(mode):
+    c = np.array([True, False, True])
+    x = np.arange(9.0).reshape(3, 3)
+    y = -x
+    np.testing.assert_array_equal(mode.evaluate(sf.math.select(c, x, y)), [[0, 1, 2], [-3, -4, -5], [6, 7, 8]])
+    np.testing.assert_array_equal(mode.evaluate(sf.where(c, x, y)), np.where(c, x, y))  # v2 broadcasts
+    check_gradients(mode, lambda a, b: sf.math.select(c, a, b), [X23[:1].repeat(3, 0), X23[1:].repeat(3, 0)])

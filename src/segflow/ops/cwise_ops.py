@@ -437,7 +437,16 @@ def where(condition, x=None, y=None, name=None):
 
 
 def select(condition, x, y, name=None):
-    """x where `condition` is true, else y (broadcasting all three)."""
+    """TF1's `select`: x where `condition` is true, else y. As in TF1, a vector condition with matrix
+    (or higher-rank) x picks whole rows (condition[i] chooses x[i] or y[i]); otherwise the three
+    broadcast as in `where_v2`."""
+    if not isinstance(condition, ops.Tensor):
+        condition = ops.convert_to_tensor(condition)
+    if not isinstance(x, ops.Tensor):
+        x = ops.convert_to_tensor(x, preferred_dtype=getattr(y, "dtype", None))
+    if condition.shape.rank == 1 and x.shape.rank is not None and x.shape.rank > 1:
+        from segflow.ops import shape_ops
+        condition = shape_ops.reshape(condition, [-1] + [1] * (x.shape.rank - 1))
     return apply_op("SelectV2", condition, x, y, name=name)
 
 
