@@ -80,12 +80,12 @@ try:
 except ImportError:  # pragma: no cover
     pass
 
-from segflow.ops import embedding_ops as _emb, sparse_tensor as _sparse  # noqa: E402
+from segflow.ops import sparse_tensor as _sparse  # noqa: E402
 SparseTensor = _sparse.SparseTensor
 sparse = _namespace("sparse", [_sparse], {"SparseTensor": SparseTensor})
+math.top_k = top_k
 if "nn" in globals():
-    for _n in ("embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"):
-        setattr(nn, _n, getattr(_emb, _n))
+    nn.top_k = top_k  # (nn's namespace adds embedding_lookup and kin itself)
 
 from segflow.training import training as _training  # noqa: E402
 train = _training.namespace()

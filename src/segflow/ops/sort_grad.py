@@ -1,0 +1,29 @@
+"""Gradient of top_k (and so of sort, built on it): each value's gradient goes back to the input
+position it was taken from; the indices get none."""
+from segflow.framework import dtypes, ops
+from segflow.ops import cwise_ops as cw
+from segflow.ops import scatter_ops
+from segflow.ops import shape_ops as so
+
+
+def _range(start, limit, delta):
+    from segflow.ops.sequence_ops import range as range_
+    return range_(start, limit, delta)
+
+
+@ops.RegisterGradient("TopKV2")
+def _top_k_grad(op, grad, _):
+    # Row r of the output took input[r, indices[r, j]]: flatten input to one axis (row offsets
+    # r * n) and scatter the gradient there; within a row the indices are distinct.
+    from segflow.ops.reduction_ops import reduce_prod
+    input_shape = so.shape(op.inputs[0], out_type=dtypes.int64)
+    indices = cw.cast(op.outputs[1], dtypes.int64)
+    k = so.shape(indices, out_type=dtypes.int64)[-1]
+    n = input_shape[-1]
+    rows_2d = so.reshape(indices, so.stack([ops.convert_to_tensor(-1, dtype=dtypes.int64), k]))
+    outer = so.shape(rows_2d, out_type=dtypes.int64)[0]
+    offsets = so.reshape(_range(so.zeros([], dtypes.int64), outer * n, n), [-1, 1])
+    flat = so.reshape(rows_2d + offsets, [-1, 1])
+    total = so.reshape(reduce_prod(input_shape), [1])
+    dense = scatter_ops.scatter_nd(flat, so.reshape(grad, [-1]), total)
+    return so.reshape(dense, input_shape), None
