@@ -741,3 +741,30 @@ def test_sparse_negative_num_segments(mode):
     with pytest.raises(errors.InvalidArgumentError,
                        match=r"SparseSegmentSumWithNumSegments.*'num_segments'.*num_segments = -2 must not be negative"):
         mode.evaluate(sf.math.sparse_segment_sum(np.ones((3, 2)), [0, 1], [0, 0], num_segments=-2))
+
+
+def test_gradients_with_shapes_known_only_at_run_time():
+    x0 = distinct((3, 2, 2))
+    w = np.arange(1.0, 9.0).reshape(4, 2)
+    full = np.array([[3, 0], [-1, 3], [1, 2]])  # no empty segment: max/min stay finite
+    want = {}
+    for kind in UNSORTED:  # eagerly, with everything known
+        xe = sf.constant(x0)
+        with sf.GradientTape() as tape:
+            tape.watch(xe)
+            y = sf.reduce_sum(UNSORTED_FN[kind](xe, full, 4) * w)
+        want[kind] = tape.gradient(y, xe).numpy()
+    with ops.Graph().as_default(), sf.Session() as sess:
+        x = shape_ops.placeholder(sf.float64, None)
+        ids = shape_ops.placeholder(sf.int64, None)
+        n = shape_ops.placeholder(sf.int32, [])
+        for kind in UNSORTED:
+            g = sf.gradients(sf.reduce_sum(UNSORTED_FN[kind](x, ids, n) * w), x)[0]
+            np.testing.assert_allclose(sess.run(g, {x: x0, ids: full, n: 4}), want[kind], rtol=1e-12)
+        sids = shape_ops.placeholder(sf.int32, None)
+        for kind in SORTED:
+            g = sf.gradients(sf.reduce_sum(SORTED_FN[kind](x, sids) * w), x)[0]
+            assert sess.run(g, {x: x0.reshape(6, 2), sids: SORTED_IDS}).shape == (6, 2)
+        for kind in SPARSE:
+            g = sf.gradients(sf.reduce_sum(SPARSE_FN[kind](x, [0, 0, 5], sids) * w), x)[0]
+            assert sess.run(g, {x: x0.reshape(6, 2), sids: [0, 1, 3]}).shape == (6, 2)
