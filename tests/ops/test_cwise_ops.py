@@ -537,6 +537,8 @@ SECOND_ORDER = [
     ("mul", lambda x, y: x * y * x, [X23, Y3]), ("div_x", lambda x, y: x * x / y, [X23, POS3]),
     ("div_y", lambda y, x: x / y, [POS3, X23]), ("sin", sf.sin, [X23]), ("log1p", sf.math.log1p, [POS23]),
     ("complex_mul", lambda z: z * z * sf.math.conj(z), [Z23]),
+    ("complex_tanh", sf.tanh, [Z23]), ("complex_sigmoid", sf.sigmoid, [Z23]), ("complex_exp", sf.exp, [Z23]),
+    ("complex_log", sf.math.log, [Z23 + 2]), ("complex_div", lambda z, w: z * z / w, [Z23, Z3]),
 ]
 
 
