@@ -87,6 +87,13 @@ def test_gather_batch_dims(mode, axis, batch_dims):
     np.testing.assert_array_equal(got, ref_batch_gather(params, idx, axis % 3, bd))
 
 
+def test_batch_gather(mode):
+    params = np.arange(24.0).reshape(2, 3, 4)
+    idx = np.array([[[0, 3], [1, 1], [2, 0]], [[3, 3], [0, 1], [2, 2]]])
+    got = mode.evaluate(sf.batch_gather(params, idx))
+    np.testing.assert_array_equal(got, np.take_along_axis(params, idx, axis=2))
+
+
 def test_gather_static_shape_graph():
     with sf.Graph().as_default():
         p = sf.placeholder(sf.float32, [None, 3, 2])
@@ -135,6 +142,23 @@ def test_gather_axis0_gradient(mode):
     idx = np.array([2, 0, 2, 2])
     w = RNG.normal(size=(4, 3, 2))
     check_gradient(mode, lambda x: sf.gather(x, idx) * w, PR)
+
+
+@pytest.mark.parametrize("inner", [[2, 0, 3], [[2, 0], [3, 3]]], ids=["rank1", "rank2"])
+def test_gather_of_gather_gradient_stays_sparse(mode, inner):
+    # The outer gather's IndexedSlices gradient flows into the inner gather as rows of its output.
+    inner = np.array(inner)
+    outer = np.array([1, 1, 0])
+    g = gradient(mode, lambda x: sf.gather(sf.gather(x, inner), outer), P)
+    assert isinstance(g, ops.IndexedSlices)
+    v = mode.evaluate(g)
+    dense = np.zeros_like(P)
+    np.add.at(dense, v.indices, v.values)
+    want = np.zeros_like(P)
+    np.add.at(want, inner[outer].reshape(-1), 1.0)
+    np.testing.assert_array_equal(dense, want)
+    w = RNG.normal(size=(3,) + inner.shape[1:] + (3, 2))
+    check_gradient(mode, lambda x: sf.gather(sf.gather(x, inner), outer) * w, PR)
 
 
 @pytest.mark.parametrize("axis", [1, 2, -1])

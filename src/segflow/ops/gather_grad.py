@@ -12,9 +12,18 @@ def _gather_grad(op, grad):
     params_shape = so.shape(params, out_type=dtypes.int64)
     axis_value = tensor_util.constant_value(axis)
     batch_dims = op.get_attr("batch_dims")
+    axis0 = axis_value is not None and int(axis_value) == 0 and batch_dims == 0
     if isinstance(grad, ops.IndexedSlices):
+        if axis0:
+            # Rows grad.indices of the output came from rows indices[grad.indices] of params: the
+            # gradient stays sparse (gather of a gather, as in embedding lookups).
+            from segflow.ops.gather_ops import gather
+            rows = gather(indices, grad.indices)
+            size = so.reshape(so.size(rows, out_type=dtypes.int64), [1])
+            values = so.reshape(grad.values, so.concat([size, params_shape[1:]], 0))
+            return [ops.IndexedSlices(values, so.reshape(rows, [-1]), params_shape), None, None]
         grad = ops.convert_to_tensor(grad)
-    if axis_value is not None and int(axis_value) == 0 and batch_dims == 0:
+    if axis0:
         size = so.reshape(so.size(indices, out_type=dtypes.int64), [1])
         values_shape = so.concat([size, params_shape[1:]], 0)
         return [ops.IndexedSlices(so.reshape(grad, values_shape), so.reshape(indices, [-1]), params_shape),

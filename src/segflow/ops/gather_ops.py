@@ -92,8 +92,13 @@ gather_v2 = gather
 
 
 def batch_gather(params, indices, name=None):
-    return gather(params, indices, batch_dims=-1 if False else (len(indices.shape) - 1), axis=len(indices.shape) - 1,
-                  name=name)
+    """TF1's batch_gather: gather along the last axis of `indices`, batched over its leading axes."""
+    if not isinstance(indices, ops.Tensor):
+        indices = ops.convert_to_tensor(indices)
+    r = indices.shape.rank
+    if r is None:
+        raise ValueError("batch_gather needs indices of known rank")
+    return gather(params, indices, axis=r - 1, batch_dims=r - 1, name=name)
 
 
 def _infer_gather_nd(op, params, indices, batch_dims=0):
