@@ -373,3 +373,36 @@ def test_empty_inputs(mode):
                          sf.slice(e, [0, 1], [-1, 2])])
     assert [g.shape for g in got] == [(0, 8), (1, 5), (4, 0), (0, 3), (0, 2)]
     np.testing.assert_array_equal(got[1], np.zeros((1, 5)))
+
+
+def test_squeeze_and_unstack_axis_out_of_range(mode):
+    with pytest.raises(errors.InvalidArgumentError, match=r"Squeeze.*input 'input'.*out of range"):
+        mode.evaluate(sf.squeeze(np.zeros((1, 1)), [3]))
+    with pytest.raises(errors.InvalidArgumentError, match=r"Unpack.*input 'value'.*out of range"):
+        mode.evaluate(sf.unstack(X, num=2, axis=3))
+    with pytest.raises(ValueError, match="out of range"):
+        sf.unstack(X, axis=-4)
+
+
+def test_split_scalar_tensor_count(mode):
+    got = mode.evaluate(sf.split(X, sf.constant(2), axis=2))
+    np.testing.assert_array_equal(got[1], X[..., 2:])
+
+
+# -- reverse
+@pytest.mark.parametrize("axis", [[0], [1, 2], [-1], []])
+def test_reverse(mode, axis):
+    got = mode.evaluate(sf.reverse(X, axis))
+    np.testing.assert_array_equal(got, np.flip(X, tuple(axis)) if axis else X)
+
+
+def test_reverse_errors(mode):
+    with pytest.raises(errors.InvalidArgumentError, match=r"ReverseV2.*input 'axis'.*out of range"):
+        mode.evaluate(sf.reverse(X, [3]))
+    with pytest.raises(errors.InvalidArgumentError, match=r"ReverseV2.*input 'axis'.*twice"):
+        mode.evaluate(sf.reverse(X, [1, -2]))
+
+
+def test_reverse_gradient(mode):
+    w = RNG.normal(size=(2, 3, 4))
+    check_gradient(mode, lambda t: sf.reverse(t, [0, 2]) * w, XR)

@@ -116,3 +116,12 @@ def _mirror_pad_grad(op, grad):
 @ops.RegisterGradient("MirrorPadGrad")
 def _mirror_pad_grad_grad(op, grad):
     return jo.apply_op("MirrorPad", grad, op.inputs[1], mode=op.get_attr("mode")), None
+
+
+@ops.RegisterGradient("ReverseV2")
+def _reverse_grad(op, grad):
+    return jo.reverse(_dense(grad), op.inputs[1]), None
+
+
+def _dense(grad):
+    return ops.convert_to_tensor(grad) if isinstance(grad, ops.IndexedSlices) else grad

@@ -8,7 +8,7 @@ from segflow.kernels import BadInput
 from segflow.ops import shape_ops as so
 
 __all__ = ["transpose", "expand_dims", "squeeze", "unstack", "slice", "strided_slice", "split_by_shapes", "split",
-           "tile", "pad"]
+           "tile", "pad", "reverse", "reverse_v2"]
 
 
 # -- transpose
@@ -97,10 +97,14 @@ def _infer_squeeze(op, input, squeeze_dims=()):
 
 
 def _squeeze_kernel(x, squeeze_dims=()):
+    for a in squeeze_dims or ():
+        if not -x.ndim <= a < x.ndim:
+            raise BadInput("input", f"squeeze axis {a} is out of range for shape {x.shape}")
     axes = _squeeze_axes(x.shape, squeeze_dims)
     for a in axes:
         if x.shape[a] != 1:
-            raise ValueError(f"cannot squeeze dim[{a}] of shape {x.shape}: expected a dimension of 1")
+            raise BadInput("input", f"cannot squeeze dim[{a}] of shape {x.shape}: expected a dimension of 1, "
+                                    f"got {x.shape[a]}")
     return np.squeeze(x, axis=tuple(axes)) if axes else x
 
 
@@ -123,6 +127,8 @@ def _infer_unpack(op, value, num, axis=0):
     if value.shape.rank is None:
         return [TensorSpec(value.dtype, tensor_shape.unknown_shape())] * num
     dims = value.shape.as_list()
+    if not -len(dims) <= axis < len(dims):
+        raise errors.invalid_input(op, "value", f"axis {axis} is out of range for shape {value.shape}")
     a = axis % len(dims)
     if dims[a] is not None and dims[a] != num:
         raise errors.invalid_input(op, "value", f"dimension {a} of {value.shape} is not {num}")
@@ -131,6 +137,8 @@ def _infer_unpack(op, value, num, axis=0):
 
 
 def _unpack_kernel(x, num, axis=0):
+    if not -x.ndim <= axis < x.ndim:
+        raise BadInput("value", f"axis {axis} is out of range for shape {x.shape}")
     if x.shape[axis] != num:
         raise ValueError(f"dimension {axis} of shape {x.shape} is not {num}")
     return [np.ascontiguousarray(np.take(x, i, axis=axis)) for i in range(num)]
@@ -145,7 +153,10 @@ def unstack(value, num=None, axis=0, name="unstack"):
     if not isinstance(value, ops.Tensor):
         value = ops.convert_to_tensor(value)
     if num is None:
-        if value.shape.rank is None or value.shape.as_list()[axis] is None:
+        r = value.shape.rank
+        if r is not None and not -r <= axis < r:
+            raise ValueError(f"unstack: axis {axis} is out of range for shape {value.shape}")
+        if r is None or value.shape.as_list()[axis] is None:
             raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
         num = value.shape.as_list()[axis]
     return apply_op("Unpack", value, num=num, axis=axis, name=name)
@@ -498,6 +509,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """
     if not isinstance(axis, ops.Tensor):
         axis = np.asarray(axis, np.int32)
+    if isinstance(num_or_size_splits, ops.Tensor) and num_or_size_splits.shape.rank == 0:
+        n = tensor_util.constant_value(num_or_size_splits)
+        if n is None:
+            raise ValueError("split: a scalar num_or_size_splits must be known when the graph is built")
+        num_or_size_splits = int(n)
     if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(num_or_size_splits, bool):
         n = int(num_or_size_splits)
         if n < 1:
@@ -681,3 +697,43 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if mode in ("REFLECT", "SYMMETRIC"):
         return apply_op("MirrorPad", tensor, paddings, mode=mode, name=name)
     raise ValueError(f"pad: unknown mode {mode!r}; use 'CONSTANT', 'REFLECT' or 'SYMMETRIC'")
+
+
+# -- reverse
+def _infer_reverse(op, tensor, axis):
+    if axis.dtype not in (dtypes.int32, dtypes.int64):
+        raise errors.invalid_input(op, "axis", f"must be int32 or int64, not {axis.dtype.name}")
+    a = tensor_util.constant_value(axis)
+    rank = tensor.shape.rank
+    if a is not None and rank is not None:
+        a = np.asarray(a).reshape(-1)
+        if np.any((a < -rank) | (a >= rank)):
+            raise errors.invalid_input(op, "axis", f"{a.tolist()} is out of range for rank {rank}")
+        if len(set((a % max(rank, 1)).tolist())) != a.size:
+            raise errors.invalid_input(op, "axis", f"{a.tolist()} names an axis twice")
+    return [TensorSpec(tensor.dtype, tensor.shape)]
+
+
+def _reverse_kernel(tensor, axis):
+    a = np.asarray(axis).reshape(-1)
+    r = tensor.ndim
+    if np.any((a < -r) | (a >= r)):
+        raise BadInput("axis", f"{a.tolist()} is out of range for rank {r}")
+    axes = (a % max(r, 1)).tolist()
+    if len(set(axes)) != len(axes):
+        raise BadInput("axis", f"{a.tolist()} names an axis twice")
+    return np.ascontiguousarray(np.flip(tensor, axis=tuple(axes))) if axes else np.array(tensor, copy=True)
+
+
+register_op("ReverseV2", inputs=("tensor", "axis"), attrs={"T": "tensor", "Tidx": "axis"}, infer=_infer_reverse,
+            kernel=_reverse_kernel)
+
+
+def reverse(tensor, axis, name=None):
+    """`tensor` with the order of its entries reversed along each dimension in `axis` (a list)."""
+    if not isinstance(axis, ops.Tensor):
+        axis = np.asarray(axis, np.int32).reshape(-1)
+    return apply_op("ReverseV2", tensor, axis, name=name)
+
+
+reverse_v2 = reverse

@@ -483,4 +483,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     off = ops.convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
     if not isinstance(depth, ops.Tensor):
         depth = np.asarray(depth, np.int32)
+    elif depth.dtype != dtypes.int32:
+        from segflow.ops.cwise_ops import cast
+        depth = cast(depth, dtypes.int32)
     return apply_op("OneHot", indices, depth, on, off, axis=-1 if axis is None else int(axis), name=name)
