@@ -299,3 +299,24 @@ def test_resource_handle_helpers():
     v = sf.Variable(np.zeros((2, 5)))
     np.testing.assert_array_equal(resource_variable_ops.variable_shape(v.handle).numpy(), [2, 5])
     assert resource_variable_ops.is_resource_variable(v)
+
+
+def test_assign_source_tensor_unchanged_by_later_updates():
+    src = sf.constant(np.zeros((3, 2)))
+    v = sf.Variable(np.ones((3, 2)))
+    v.assign(src)
+    v.assign_add(np.ones((3, 2)))
+    state_ops.scatter_add(v, [0], np.ones((1, 2)))
+    np.testing.assert_array_equal(src.numpy(), np.zeros((3, 2)))
+    np.testing.assert_array_equal(v.numpy(), [[2, 2], [1, 1], [1, 1]])
+
+
+def test_graph_initializer_constant_not_corrupted_by_updates():
+    with sf.Graph().as_default():
+        v = sf.Variable(np.zeros((3, 2)))
+        upd = state_ops.scatter_add(v, [1], np.ones((1, 2)))
+        with sf.Session() as sess:
+            for _ in range(2):
+                sess.run(v.initializer)
+                np.testing.assert_array_equal(sess.run(upd), [[0, 0], [1, 1], [0, 0]])
+                np.testing.assert_array_equal(sess.run(v.initial_value), np.zeros((3, 2)))

@@ -233,14 +233,16 @@ def _infer_assign(op, resource, value, **attrs):
     return []
 
 
-def _assign_kernel(state, resource, value, validate_shape=True):
+def _assign_kernel(state, resource, value, validate_shape=True, copy=False):
     res = _res(resource)
     _check_kernel_dtype(res, value)
     if validate_shape and res.value is not None and res.value.shape != value.shape:
         raise BadInput("value", f"shape {value.shape} does not match the shape {res.value.shape} of variable "
                                 f"'{res.name}'")
-    # Copy: the value may be a constant of the graph or a tensor the caller still holds.
-    res.set(np.array(value, dtype=res.dtype if res.dtype is not None else value.dtype, copy=True), owned=True)
+    if copy:    # initializers: pay for the copy now, not in the first training step
+        res.set(np.array(value, copy=True), owned=True)
+    else:       # the value may be a graph constant or a tensor the caller holds: copy on first write
+        res.set(value, owned=False)
     return ()
 
 
@@ -270,7 +272,7 @@ for _name, _kernel in (("AssignVariableOp", _assign_kernel),
                        ("AssignSubVariableOp", _update_kernel(np.subtract))):
     register_op(_name, inputs=("resource", "value"), attrs={"dtype": "value"}, infer=_infer_assign,
                 kernel=_kernel, stateful=True, num_outputs=0,
-                defaults={"validate_shape": True} if _name == "AssignVariableOp" else None)
+                defaults={"validate_shape": True, "copy": False} if _name == "AssignVariableOp" else None)
 
 
 def _last_op():
@@ -287,8 +289,9 @@ def _apply_no_output(op_type, *inputs, name=None, dtype_position=None, dtype=Non
     return None if context._state.eager else _last_op()
 
 
-def assign_variable_op(resource, value, name=None, validate_shape=True):
-    return _apply_no_output("AssignVariableOp", resource, value, name=name, validate_shape=validate_shape)
+def assign_variable_op(resource, value, name=None, validate_shape=True, copy=False):
+    return _apply_no_output("AssignVariableOp", resource, value, name=name, validate_shape=validate_shape,
+                            copy=copy)
 
 
 def assign_add_variable_op(resource, value, name=None):
@@ -662,7 +665,7 @@ class ResourceVariable:
             self._shared_name = self._handle.op.name
             self._initial_value = value
             self._initializer_op = assign_variable_op(self._handle, value, name="Assign",
-                                                      validate_shape=validate_shape)
+                                                      validate_shape=validate_shape, copy=True)
             with graph.name_scope("Read"):
                 self._graph_element = read_variable_op(self._handle, self._dtype)
         if collections is None:
