@@ -283,3 +283,50 @@ def test_one_hot_is_not_differentiable(mode):
         y = sf.one_hot([0, 2], 3, on_value=on, off_value=sf.constant(0.0, sf.float64))
         g = sf.gradients(y, on)[0]
     assert g is None
+
+
+# -- placeholder_with_default, identity_n, shape_n, add_n
+def test_placeholder_with_default():
+    with sf.Graph().as_default():
+        p = sf.placeholder_with_default(np.array([1.0, 2.0]), shape=[None])
+        assert p.shape.as_list() == [None]
+        y = p * 2.0
+        with sf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(y), [2.0, 4.0])
+            np.testing.assert_array_equal(sess.run(y, {p: [5.0, 6.0, 7.0]}), [10.0, 12.0, 14.0])
+        with pytest.raises(errors.InvalidArgumentError, match=r"PlaceholderWithDefault.*input 'input'"):
+            sf.placeholder_with_default(np.zeros(3), shape=[2])
+
+
+def test_identity_n_and_shape_n(mode):
+    a, b = sf.identity_n([X, np.array([1, 2])])
+    s = sf.shape_n([X, np.zeros((5,))])
+    a_v, b_v, s0, s1 = mode.evaluate([a, b, s[0], s[1]])
+    np.testing.assert_array_equal(a_v, X)
+    np.testing.assert_array_equal(b_v, [1, 2])
+    np.testing.assert_array_equal(s0, [2, 3, 4])
+    np.testing.assert_array_equal(s1, [5])
+
+
+def test_identity_n_gradient(mode):
+    def f(t, u):
+        a, b = sf.identity_n([t, u])
+        return a * b * 3.0
+    check_gradient(mode, f, np.array([1.0, -2.0]), np.array([0.5, 4.0]))
+
+
+def test_add_n(mode):
+    xs = [np.arange(6.0).reshape(2, 3) * k for k in (1, 2, 5)]
+    np.testing.assert_array_equal(mode.evaluate(sf.add_n(xs)), sum(xs))
+    np.testing.assert_array_equal(mode.evaluate(sf.add_n(xs[:1])), xs[0])
+    s = sf.IndexedSlices(sf.constant([[1.0, 1.0, 1.0]], sf.float64), sf.constant([1]), sf.constant([2, 3]))
+    np.testing.assert_array_equal(mode.evaluate(sf.add_n([s, xs[1]])), xs[1] + [[0, 0, 0], [1, 1, 1]])
+    with pytest.raises(errors.InvalidArgumentError, match=r"AddN.*input 'inputs'"):
+        mode.evaluate(sf.add_n([np.zeros(2), np.zeros(3)]))
+    with pytest.raises(ValueError, match="non-empty"):
+        sf.add_n([])
+
+
+def test_add_n_gradient(mode):
+    rng = np.random.default_rng(4)
+    check_gradient(mode, lambda a, b: sf.add_n([a, b, a * b]), rng.normal(size=(2, 2)), rng.normal(size=(2, 2)))
