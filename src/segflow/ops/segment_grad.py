@@ -5,7 +5,9 @@ sparse_segment_*), so it runs eagerly, builds a graph, and can be differentiated
 Unsorted ops drop rows with negative ids: those rows get a zero gradient. Sorted ops share the
 same functions (their ids are all non-negative, so the masks are skipped).
 """
-from segflow.framework import dtypes, ops
+import numpy as np
+
+from segflow.framework import dtypes, ops, tensor_util
 from segflow.ops import cwise_ops as cw
 from segflow.ops import segment_ops as sg
 from segflow.ops import shape_ops as so
@@ -27,6 +29,13 @@ def _expand(t, like):
         return t
     tail = so.ones_like(so.shape(like))[so.rank(t):]
     return so.reshape(t, so.concat([so.shape(t), tail], 0))
+
+
+def _may_drop(ids):
+    """False when the ids are known now (eager, or a constant) and none is negative: the masks
+    for dropped rows can then be skipped (fewer ops; the same result)."""
+    value = ids._value if type(ids) is ops.EagerTensor else tensor_util.constant_value(ids)
+    return value is None or bool(np.any(np.asarray(value) < 0))
 
 
 def _clip(ids, drop_negative):
@@ -70,7 +79,7 @@ def _counts(ids, n, dtype, like):
 def _unsorted_segment_sum_grad(op, grad):
     # Row i of data went to segment ids[i], so it gets grad[ids[i]]; dropped rows get zero.
     grad = _dense(grad)
-    return _rows_of(grad, op.inputs[1]), None, None
+    return _rows_of(grad, op.inputs[1], _may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("SegmentSum")
@@ -91,13 +100,13 @@ def _scaled_rows(op, grad, sqrt, drop_negative):
 @ops.RegisterGradient("UnsortedSegmentMean")
 def _unsorted_segment_mean_grad(op, grad):
     grad = _dense(grad)
-    return _scaled_rows(op, grad, sqrt=False, drop_negative=True), None, None
+    return _scaled_rows(op, grad, sqrt=False, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("UnsortedSegmentSqrtN")
 def _unsorted_segment_sqrt_n_grad(op, grad):
     grad = _dense(grad)
-    return _scaled_rows(op, grad, sqrt=True, drop_negative=True), None, None
+    return _scaled_rows(op, grad, sqrt=True, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("SegmentMean")
@@ -125,13 +134,13 @@ def _extreme_grad(op, grad, drop_negative):
 @ops.RegisterGradient("UnsortedSegmentMax")
 def _unsorted_segment_max_grad(op, grad):
     grad = _dense(grad)
-    return _extreme_grad(op, grad, drop_negative=True), None, None
+    return _extreme_grad(op, grad, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("UnsortedSegmentMin")
 def _unsorted_segment_min_grad(op, grad):
     grad = _dense(grad)
-    return _extreme_grad(op, grad, drop_negative=True), None, None
+    return _extreme_grad(op, grad, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("SegmentMax")
@@ -188,7 +197,7 @@ def _prod_grad(op, grad, drop_negative):
 @ops.RegisterGradient("UnsortedSegmentProd")
 def _unsorted_segment_prod_grad(op, grad):
     grad = _dense(grad)
-    return _prod_grad(op, grad, drop_negative=True), None, None
+    return _prod_grad(op, grad, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("SegmentProd")
