@@ -670,13 +670,6 @@ def test_div_no_nan_gradient_is_zero_where_y_is_zero(mode):
     np.testing.assert_array_equal(gy, [0.0, -2.0 / 16.0])
 
 
-def test_gradients_through_sparse_upstream(mode):
-    # gather's gradient is an IndexedSlices; elementwise and reduction gradients must accept it.
-    x0 = np.array([1.0, 2.0, 3.0])
-    check_gradients(mode, lambda t: sf.gather(t * t, [0, 0, 2]), [x0])
-    check_gradients(mode, lambda t: sf.gather(sf.reduce_sum(sf.reshape(t, [3, 1]) * t, 1), [2, 0, 0]), [x0])
-
-
 @pytest.mark.parametrize("fn", [sf.add, sf.subtract, sf.multiply, sf.divide, sf.maximum, sf.pow],
                          ids=lambda f: f.__name__)
 def test_broadcast_gradients_with_unknown_dims_graph(fn):
