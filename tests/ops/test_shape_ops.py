@@ -330,3 +330,16 @@ def test_add_n(mode):
 def test_add_n_gradient(mode):
     rng = np.random.default_rng(4)
     check_gradient(mode, lambda a, b: sf.add_n([a, b, a * b]), rng.normal(size=(2, 2)), rng.normal(size=(2, 2)))
+
+
+def test_prevent_gradient(mode):
+    x = sf.constant([1.0, 2.0])
+    np.testing.assert_array_equal(mode.evaluate(sf.prevent_gradient(x)), [1.0, 2.0])
+    with pytest.raises(LookupError, match="no second derivative here"):
+        if mode.eager:
+            with sf.GradientTape() as tape:
+                tape.watch(x)
+                y = sf.prevent_gradient(x, message="no second derivative here")
+            tape.gradient(y, x)
+        else:
+            sf.gradients(sf.prevent_gradient(x, message="no second derivative here"), x)

@@ -9,7 +9,7 @@ from segflow.kernels import BadInput
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient", "zeros", "ones",
            "zeros_like", "ones_like", "fill", "shape", "shape_n", "size", "rank", "reshape", "broadcast_to",
-           "concat", "stack", "add_n", "one_hot"]
+           "concat", "stack", "add_n", "one_hot", "prevent_gradient"]
 
 _INDEX = (dtypes.int32, dtypes.int64)
 
@@ -85,6 +85,11 @@ def identity(input, name=None):
 def stop_gradient(input, name=None):
     """The same value, but no gradient flows through it (it is a constant to differentiation)."""
     return apply_op("StopGradient", input, name=name)
+
+
+def prevent_gradient(input, message="", name=None):
+    """The same value; asking for its gradient raises LookupError with `message`."""
+    return apply_op("PreventGradient", input, message=message, name=name)
 
 
 def identity_n(input, name=None):
