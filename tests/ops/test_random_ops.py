@@ -238,3 +238,15 @@ def test_faces():
     assert sf.random_uniform is random_ops.random_uniform
     assert sf.set_random_seed is random_ops.set_seed
     assert sf.truncated_normal is random_ops.truncated_normal
+
+
+def test_eager_counter_seeded_ops_keep_no_generators():
+    # With a global seed and no op seed every eager call gets a fresh op seed: nothing to keep.
+    from segflow.framework import op_def
+    sf.random.set_seed(3)
+    before = len(op_def._EAGER_RESOURCES)
+    for _ in range(20):
+        sf.random.normal([1])
+    assert len(op_def._EAGER_RESOURCES) == before
+    sf.random.normal([1], seed=1)
+    assert len(op_def._EAGER_RESOURCES) == before + 1

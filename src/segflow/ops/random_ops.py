@@ -85,15 +85,22 @@ def get_seed(op_seed):
 
 def _seed_attrs(seed):
     s1, s2 = get_seed(seed)
-    return {"seed": 0 if s1 is None else s1, "seed2": 0 if s2 is None else s2}
+    attrs = {"seed": 0 if s1 is None else s1, "seed2": 0 if s2 is None else s2}
+    if seed is None and s1 is not None and context.executing_eagerly():
+        # An op seed drawn from the eager counter is never seen again (until set_seed restarts the
+        # counter, which drops the generators anyway): no need to keep its generator.
+        attrs["transient"] = True
+    return attrs
 
 
-def _generator(state, seed, seed2):
+def _generator(state, seed, seed2, transient=False):
     """The op's NumPy Generator: kept in the Session (graph, by node name) or in eager resources
     (by seed pair); fresh entropy when unseeded."""
     if state.key is None:
         if seed == 0 and seed2 == 0:
             return np.random.default_rng()
+        if transient:
+            return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, seed2 & 0xFFFFFFFFFFFFFFFF])
         key = ("random", "eager", seed, seed2)
     else:
         key = ("random", state.key)
@@ -114,7 +121,7 @@ def _dims(shape):
     return tuple(int(d) for d in shape)
 
 
-def _infer_random(op, shape, dtype, seed=0, seed2=0):
+def _infer_random(op, shape, dtype, seed=0, seed2=0, transient=False):
     if shape.shape.rank not in (None, 1):
         raise errors.invalid_input(op, "shape", f"must be a vector, got shape {shape.shape}")
     dims = tensor_util.constant_value(shape)
@@ -123,20 +130,20 @@ def _infer_random(op, shape, dtype, seed=0, seed2=0):
     return [TensorSpec(dtype, tensor_util.constant_value_as_shape(shape))]
 
 
-def _standard_normal_kernel(state, shape, dtype, seed=0, seed2=0):
-    gen = _generator(state, seed, seed2)
+def _standard_normal_kernel(state, shape, dtype, seed=0, seed2=0, transient=False):
+    gen = _generator(state, seed, seed2, transient)
     return gen.standard_normal(_dims(shape)).astype(dtype.as_numpy_dtype)
 
 
-def _uniform_kernel(state, shape, dtype, seed=0, seed2=0):
-    gen = _generator(state, seed, seed2)
+def _uniform_kernel(state, shape, dtype, seed=0, seed2=0, transient=False):
+    gen = _generator(state, seed, seed2, transient)
     out = gen.random(_dims(shape)).astype(dtype.as_numpy_dtype)
     # float16/float32 rounding can turn a value just below 1 into 1; keep the range [0, 1)
     return np.minimum(out, np.nextafter(np.ones((), out.dtype), np.zeros((), out.dtype)))
 
 
-def _truncated_normal_kernel(state, shape, dtype, seed=0, seed2=0):
-    gen = _generator(state, seed, seed2)
+def _truncated_normal_kernel(state, shape, dtype, seed=0, seed2=0, transient=False):
+    gen = _generator(state, seed, seed2, transient)
     out = gen.standard_normal(_dims(shape))
     bad = np.abs(out) > 2.0
     while bad.any():               # redraw values more than 2 standard deviations out
@@ -145,14 +152,14 @@ def _truncated_normal_kernel(state, shape, dtype, seed=0, seed2=0):
     return out.astype(dtype.as_numpy_dtype)
 
 
-_SEEDS = {"seed": 0, "seed2": 0}
+_SEEDS = {"seed": 0, "seed2": 0, "transient": False}
 for _name, _kernel in (("RandomStandardNormal", _standard_normal_kernel), ("RandomUniform", _uniform_kernel),
                        ("TruncatedNormal", _truncated_normal_kernel)):
     register_op(_name, inputs=("shape",), attrs={"T": "shape"}, allowed={"T": _INDEX}, infer=_infer_random,
                 kernel=_kernel, defaults=dict(_SEEDS, dtype=dtypes.float32), stateful=True)
 
 
-def _infer_uniform_int(op, shape, minval, maxval, seed=0, seed2=0):
+def _infer_uniform_int(op, shape, minval, maxval, seed=0, seed2=0, transient=False):
     for name, t in (("minval", minval), ("maxval", maxval)):
         if t.shape.rank not in (None, 0):
             raise errors.invalid_input(op, name, f"must be a scalar, got shape {t.shape}")
@@ -162,14 +169,15 @@ def _infer_uniform_int(op, shape, minval, maxval, seed=0, seed2=0):
     return _infer_random(op, shape, minval.dtype)
 
 
-def _uniform_int_kernel(state, shape, minval, maxval, seed=0, seed2=0):
+def _uniform_int_kernel(state, shape, minval, maxval, seed=0, seed2=0, transient=False):
     for name, v in (("minval", minval), ("maxval", maxval)):
         if np.ndim(v) != 0:
             raise BadInput(name, f"must be a scalar, got shape {np.shape(v)}")
     if not minval < maxval:
         raise BadInput("maxval", f"Need minval < maxval: {int(minval)} >= {int(maxval)}")
     dims = _dims(shape)
-    return _generator(state, seed, seed2).integers(minval, maxval, size=dims, dtype=np.asarray(minval).dtype)
+    gen = _generator(state, seed, seed2, transient)
+    return gen.integers(minval, maxval, size=dims, dtype=np.asarray(minval).dtype)
 
 
 register_op("RandomUniformInt", inputs=("shape", "minval", "maxval"),
@@ -177,12 +185,12 @@ register_op("RandomUniformInt", inputs=("shape", "minval", "maxval"),
             infer=_infer_uniform_int, kernel=_uniform_int_kernel, defaults=dict(_SEEDS), stateful=True)
 
 
-def _infer_shuffle(op, value, seed=0, seed2=0):
+def _infer_shuffle(op, value, seed=0, seed2=0, transient=False):
     return [TensorSpec(value.dtype, value.shape)]
 
 
-def _shuffle_kernel(state, value, seed=0, seed2=0):
-    gen = _generator(state, seed, seed2)
+def _shuffle_kernel(state, value, seed=0, seed2=0, transient=False):
+    gen = _generator(state, seed, seed2, transient)
     if value.ndim == 0:
         return np.array(value, copy=True)
     return value[gen.permutation(value.shape[0])]
@@ -192,7 +200,7 @@ register_op("RandomShuffle", inputs=("value",), attrs={"T": "value"}, infer=_inf
             kernel=_shuffle_kernel, defaults=dict(_SEEDS), stateful=True)
 
 
-def _infer_multinomial(op, logits, num_samples, output_dtype=dtypes.int64, seed=0, seed2=0):
+def _infer_multinomial(op, logits, num_samples, output_dtype=dtypes.int64, seed=0, seed2=0, transient=False):
     if logits.shape.rank not in (None, 2):
         raise errors.invalid_input(op, "logits", f"must be a matrix [batch, classes], got shape {logits.shape}")
     if num_samples.shape.rank not in (None, 0):
@@ -204,7 +212,7 @@ def _infer_multinomial(op, logits, num_samples, output_dtype=dtypes.int64, seed=
     return [TensorSpec(output_dtype, [batch, None if n is None else int(n)])]
 
 
-def _multinomial_kernel(state, logits, num_samples, output_dtype=dtypes.int64, seed=0, seed2=0):
+def _multinomial_kernel(state, logits, num_samples, output_dtype=dtypes.int64, seed=0, seed2=0, transient=False):
     if logits.ndim != 2:
         raise BadInput("logits", f"must be a matrix [batch, classes], got shape {logits.shape}")
     n = int(num_samples)
@@ -212,7 +220,7 @@ def _multinomial_kernel(state, logits, num_samples, output_dtype=dtypes.int64, s
         raise BadInput("num_samples", f"must be non-negative, got {n}")
     if logits.shape[1] == 0 and logits.shape[0] and n:
         raise BadInput("logits", "needs at least one class")
-    gen = _generator(state, seed, seed2)
+    gen = _generator(state, seed, seed2, transient)
     x = logits.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         p = np.exp(x - np.max(x, axis=1, keepdims=True)) if x.size else x
