@@ -320,3 +320,25 @@ def test_graph_initializer_constant_not_corrupted_by_updates():
                 sess.run(v.initializer)
                 np.testing.assert_array_equal(sess.run(upd), [[0, 0], [1, 1], [0, 0]])
                 np.testing.assert_array_equal(sess.run(v.initial_value), np.zeros((3, 2)))
+
+
+def test_graph_initialized_value_does_not_reinitialize():
+    with sf.Graph().as_default():
+        a = sf.Variable([1.0, 2.0])
+        doubled = a.initialized_value() * 2.0
+        inc = a.assign_add([1.0, 1.0])
+        with sf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(doubled), [2.0, 4.0])    # uninitialized: the initial value
+            sess.run(a.initializer)
+            sess.run(inc.op)
+            np.testing.assert_array_equal(sess.run(doubled), [4.0, 6.0])    # initialized: the current value
+            np.testing.assert_array_equal(sess.run(a), [2.0, 3.0])
+
+
+def test_layered_names_in_graph():
+    with sf.Graph().as_default():
+        with sf.name_scope("layer"):
+            v = sf.Variable(1.0, name="w")
+            w = sf.Variable(1.0, name="w")
+        assert v.name == "layer/w:0" and w.name == "layer/w_1:0"
+        assert v.initializer.name == "layer/w/Assign"

@@ -749,7 +749,8 @@ class ResourceVariable:
     def __repr__(self):
         if self._in_graph:
             return f"<sf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
-        return f"<sf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={self.numpy()!r}>"
+        value = self._resource.peek()      # the text is made now: no need to mark the array shared
+        return f"<sf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={value!r}>"
 
     # -- reads
     def _ctrl(self):
@@ -922,10 +923,26 @@ class ResourceVariable:
         raise NotImplementedError("count_up_to is not supported")
 
 
+def _infer_read_or_initial(op, resource, initial_value, dtype=None):
+    _check_handle(op, resource)
+    return [TensorSpec(initial_value.dtype, initial_value.shape)]
+
+
+def _read_or_initial_kernel(state, resource, initial_value, dtype=None):
+    res = _res(resource)
+    return initial_value if res.value is None else res.read()
+
+
+register_op("ReadVariableOrInitialValue", inputs=("resource", "initial_value"), attrs={"dtype": "initial_value"},
+            infer=_infer_read_or_initial, kernel=_read_or_initial_kernel, stateful=True)
+ops.NotDifferentiable("ReadVariableOrInitialValue")
+
+
 def _with_init(var):
-    """A read of `var` that first runs its initializer if needed (TF's initialized_value)."""
-    with ops.control_dependencies([var.initializer]):
-        return read_variable_op(var.handle, var.dtype)
+    """The variable's value if it is initialized, else its initial value, without initializing it
+    (TF's initialized_value: cond(is_initialized, read, initial_value))."""
+    with ops.control_dependencies(None):
+        return apply_op("ReadVariableOrInitialValue", var.handle, var.initial_value)
 
 
 class _UnreadVariable(ResourceVariable):
