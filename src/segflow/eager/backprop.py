@@ -46,7 +46,12 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
         if g is None:
             if id(t) not in reach:
                 continue
-            g = array_ops.ones_like(t)
+            if type(t) is ops.EagerTensor:
+                # The seed directly (OnesLike is not differentiable, so no tape needs to see it).
+                v = t._value
+                g = ops.EagerTensor(np.ones(v.shape, v.dtype))
+            else:
+                g = array_ops.ones_like(t)
         else:
             g = ops.convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
         grads.setdefault(id(t), []).append(g)

@@ -105,6 +105,7 @@ class OpDef:
              self.list_inputs[pos[0]])
             for a, pos in self.attr_positions.items())
         self._fast = not self.has_list_input and not stateful
+        self._fast_lists = self.has_list_input and not stateful
         self._single = num_outputs == 1 and not list_output
 
     def output_count(self, attrs, input_counts):
@@ -163,6 +164,10 @@ def apply_op(op_type, *inputs, name=None, **attrs):
                     break
             else:
                 return _run_eager(opdef, inputs, args, attrs, name)
+        elif opdef._fast_lists and len(inputs) == len(opdef.list_inputs):
+            fast = _eager_list_args(opdef, inputs)  # AddN of gradients, ConcatV2, Pack ...
+            if fast is not None:
+                return _run_eager(opdef, fast[0], fast[1], attrs, name)
         tensors = _convert_inputs(opdef, inputs, attrs.pop("_dtype_hints", None))
         args = [[t._value for t in x] if isinstance(x, list) else x._value for x in tensors]
         return _run_eager(opdef, tensors, args, attrs, name)
@@ -211,6 +216,29 @@ def _run_eager(opdef, tensors, args, attrs, name):
     if tape_lib._tapes:
         tape_lib.record(opdef, tensors, result, full)
     return result
+
+
+def _eager_list_args(opdef, inputs):
+    """(tensors, arrays) for an op with list inputs when every input, and every item of a list input,
+    is an EagerTensor already (nothing to convert); None otherwise."""
+    tensors, args = [], []
+    for is_list, x in zip(opdef.list_inputs, inputs):
+        if is_list:
+            if type(x) is not list and type(x) is not tuple:
+                return None
+            values = []
+            for t in x:
+                if type(t) is not _EagerTensor:
+                    return None
+                values.append(t._value)
+            tensors.append(list(x))
+            args.append(values)
+        elif type(x) is _EagerTensor:
+            tensors.append(x)
+            args.append(x._value)
+        else:
+            return None
+    return tensors, args
 
 
 def _flat_inputs(opdef, tensors):
