@@ -12,13 +12,14 @@ the rows named, never the whole table. Indices are validated before anything is 
 index leaves the variable unchanged.
 """
 import contextlib
+import math
 
 import numpy as np
 
 from segflow.eager import context, tape as tape_lib
 from segflow.framework import dtypes, errors, ops, tensor_shape
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput, index_text
+from segflow.kernels import BadInput, index_text, scatter
 
 __all__ = ["ResourceVariable", "read_variable_op", "assign_variable_op", "assign_add_variable_op",
            "assign_sub_variable_op", "resource_gather", "variable_shape", "var_is_initialized_op",
@@ -383,31 +384,14 @@ def _rows_and_updates(res, table, indices, updates):
     return indices.reshape(-1), updates.reshape((indices.size,) + table.shape[1:])
 
 
-def _last_writer(rows):
-    """(unique rows, position of the last occurrence of each): later duplicates win, as in TF."""
-    rev = rows[::-1]
-    uniq, first = np.unique(rev, return_index=True)
-    return uniq, rows.size - 1 - first
-
-
 def _scatter_into(table, rows, updates, how):
+    """table[rows[i]] (how)= updates[i] in place, in index order (validated rows)."""
     if rows.size == 0:
         return
-    if how == "update":
-        uniq, last = _last_writer(rows)
-        table[uniq] = updates[last]
-        return
-    if how == "div" and table.dtype.kind in "iu":
-        if np.any(updates == 0):
-            raise BadInput("updates", "integer division by zero")
-        _SCATTER_UFUNCS["floordiv"].at(table, rows, updates)
-        return
-    with np.errstate(divide="ignore", invalid="ignore"):
-        _SCATTER_UFUNCS[how].at(table, rows, updates)
-
-
-_SCATTER_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-                   "floordiv": np.floor_divide, "min": np.minimum, "max": np.maximum}
+    if how == "div" and table.dtype.kind in "iu" and np.any(updates == 0):
+        raise BadInput("updates", "integer division by zero")
+    d = math.prod(table.shape[1:])
+    scatter.scatter_rows(table.reshape(table.shape[0], d), rows, updates.reshape(rows.size, d), how)
 
 
 def _scatter_kernel(how):

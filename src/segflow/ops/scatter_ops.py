@@ -11,7 +11,7 @@ import numpy as np
 
 from segflow.framework import dtypes, errors, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput, accumulator_dtype
+from segflow.kernels import BadInput, accumulator_dtype, scatter
 from segflow.ops.resource_variable_ops import nd_rows
 
 __all__ = ["scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
@@ -100,16 +100,9 @@ def _tensor_scatter_kernel(how):
     def kernel(tensor, indices, updates):
         rows, upd, tail = _rows_updates(tensor.shape, indices, updates)
         out = np.array(tensor, copy=True)
-        flat = out.reshape((-1,) + tail)
-        if rows.size:
-            if how == "update":
-                rev = rows[::-1]
-                uniq, first = np.unique(rev, return_index=True)   # the last writer of each slice
-                flat[uniq] = upd[rows.size - 1 - first]
-            elif how == "add":
-                np.add.at(flat, rows, upd)
-            else:
-                np.subtract.at(flat, rows, upd)
+        d = math.prod(tail)
+        lead = math.prod(out.shape[:out.ndim - len(tail)])
+        scatter.scatter_rows(out.reshape(lead, d), rows, upd.reshape(rows.size, d), how)
         return out
     return kernel
 
