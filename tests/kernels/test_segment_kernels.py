@@ -246,7 +246,7 @@ def test_strategies_against_reference(strategy, dtype, small_thresholds, monkeyp
         monkeypatch.setattr(seg, "_BUCKET_BYTES", 64)
     rng = np.random.default_rng(3)
     dtype = np.dtype(dtype)
-    for n, tail, nseg in [(400, (), 7), (300, (5,), 40), (50, (2, 3), 200), (1, (), 3)]:
+    for n, tail, nseg in [(400, (), 7), (600, (5,), 20), (50, (2, 3), 200), (1, (), 3)]:
         ids = rng.integers(-2, nseg, size=n)
         if strategy == "runs":
             ids = np.sort(ids)

@@ -4,26 +4,31 @@ NumPy arrays in, a NumPy array out. Semantics are TensorFlow's (see each functio
 
 How the work is done (chosen by shape and by what a cheap first pass over the ids finds):
 
-- `_check_ids` reads the ids once (parallel, vectorised): how many are out of range, whether they
-  are non-decreasing, their maximum. Positions of bad ids are looked up only on the error path.
+- `_check_span` / `_check_ids` read the ids once (vectorised; parallel when large): how many are
+  out of range, how many descents, the largest. Bad positions are looked up on the error path only.
 - Non-decreasing ids (the sorted ops, the sparse ops, and unsorted ops fed sorted ids) take
-  `_runs`: a run-length reduction that accumulates each run of equal ids in registers or a row
-  buffer and writes each output row exactly once (gaps get the fill value), in the output dtype.
-  Threads take blocks of rows whose edges are moved to run starts, so every segment is reduced by
-  one thread in row order: bit-identical whatever the thread count. D == 1 has its own scalar loop.
-- Random ids whose per-segment accumulators are small (S*D*acc bytes fits in cache) take
-  `_scatter_private`: a fixed number of row chunks (set by the shape, not by the thread count),
-  each with private accumulators, combined in chunk order. D == 1 has its own scalar loop.
-- Random ids with large S*D take `_scatter_bucketed`: a stable parallel partition of the rows by
-  segment range (buckets of 2**shift segments whose accumulators fit in L2), then each bucket is
-  reduced by one thread in row order and written once. D == 1 moves values, D > 1 moves row numbers.
+  `_runs_block`: a run-length reduction that writes each output row once, in the output dtype,
+  gaps getting the fill value. Long runs are found by galloping and summed with four
+  accumulators; short runs with D == 1 use a branch-free loop (each row stores its run's running
+  result). `_runs` gives threads blocks of rows cut at run starts, so every segment is reduced by
+  one thread in row order: bit-identical whatever the thread count.
+- Random ids with small S*D take `_scatter_private`: a fixed number of row chunks (set by the
+  shape, never by the thread count), each with private accumulators, combined in chunk order.
+- Random ids with large S*D take `_scatter_bucketed`: a stable parallel partition of the rows into
+  buckets of 2**shift segments, then one thread per bucket reduces its rows in row order in
+  accumulators that fit in cache and writes them once. D == 1 moves values, D > 1 row numbers.
+- Inputs below `_SMALL` elements call the serial loops directly (`_check_span`, `_runs_block`,
+  `_scatter_serial`, `_count_span`): a parallel launch costs more than they do.
 
-Compiled loops see few dtypes (data float32/float64/int64/uint64/complex128; ids int32/int64):
-float16/bfloat16 are widened to float32 and small integers to int64 before the loop, and sums of
-float32 accumulate in float64 (`accumulate="wide"`, the default) without converting the data.
-The reduction kind is a run-time argument, not a compile-time one, to keep specializations few.
+Compiled loops see data of three dtypes (float32, float64, int64) and ids int32/int64, which keeps
+specializations (and cold compile time) few: float16/bfloat16 are widened to float32 and smaller
+integers to int64 before the loop, uint64 is viewed as int64 (sums and products wrap alike) or
+sign-flipped for max/min, complex sums run on the (re, im) float pairs, and complex products take
+`_numpy_reduce`. float32 sums accumulate in float64 (`accumulate="wide"`, the default) as they
+are read, never converting the data first. The kind is a run-time argument of the loops.
 Nothing is compiled at import. Without Numba, `_numpy_reduce` computes the same results.
 """
+import functools
 import math
 
 import numpy as np
@@ -115,25 +120,31 @@ def _combine(op, a, b):
     return b if (b < a) | (b != b) else a
 
 
+@njit(cache=True, nogil=True)
+def _check_span(ids, lo, hi, a, b):
+    """Over ids[a:b]: (count outside [lo, hi), count of descents ids[i] < ids[i-1], max or -2**62).
+    Loops run over views from 0 (no wraparound checks), so they vectorise."""
+    xs = ids[a:b]
+    nbad = 0
+    top = -(1 << 62)
+    for i in range(xs.shape[0]):
+        v = xs[i]
+        nbad += (v < lo) | (v >= hi)
+        top = max(top, v)
+    ys = ids[max(a, 1) - 1:b]
+    ndesc = 0
+    for i in range(1, ys.shape[0]):
+        ndesc += ys[i] < ys[i - 1]
+    return nbad, ndesc, top
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _check_ids(ids, lo, hi, nchunks):
-    """Per chunk: count of ids outside [lo, hi), count of descents ids[i] < ids[i-1], max id."""
+    """`_check_span` over `nchunks` chunks in parallel: one (nbad, ndesc, max) row per chunk."""
     n = ids.shape[0]
     stats = np.zeros((nchunks, 3), np.int64)
     for c in prange(nchunks):
-        a = n * c // nchunks
-        b = n * (c + 1) // nchunks
-        xs = ids[a:b]  # loops over views index from 0: no wraparound checks, so they vectorise
-        nbad = 0
-        top = -(1 << 62)
-        for i in range(xs.shape[0]):
-            v = xs[i]
-            nbad += (v < lo) | (v >= hi)
-            top = max(top, v)
-        ys = ids[max(a, 1) - 1:b]
-        ndesc = 0
-        for i in range(1, ys.shape[0]):
-            ndesc += ys[i] < ys[i - 1]
+        nbad, ndesc, top = _check_span(ids, lo, hi, n * c // nchunks, n * (c + 1) // nchunks)
         stats[c, 0] = nbad
         stats[c, 1] = ndesc
         stats[c, 2] = top
@@ -220,141 +231,164 @@ def _combine_rows(op, acc, s, data, r):
             acc[s, k] = _combine(op, acc[s, k], data[r, k])
 
 
+@njit(cache=True, nogil=True)
+def _runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
+    """The rows a..b-1 (cut at run starts) of `_runs`: writes segments ids[a-1]+1 .. ids[b-1],
+    and up to the last segment if `last`."""
+    S = out.shape[0]
+    D = out.shape[1]
+    gathered = order.shape[0] > 0
+    init0 = init[0]
+    fill0 = fill[0]
+    prev = -1
+    if a > 0 and ids[a - 1] > prev:
+        prev = ids[a - 1]
+    xs = ids[a:b]
+    m = xs.shape[0]
+    perm = order[a:b]
+    rows = data if gathered else data[a:b]
+    if D == 1 and ids.shape[0] < 16 * S:
+        # Short runs: a data-dependent branch per run would be mispredicted, so each row stores
+        # its run's running result (the run's last store is the answer) over pre-filled rows.
+        top = xs[m - 1] if m > 0 else prev
+        for g in range(prev + 1, S if last else top + 1):
+            out[g, 0] = fill0
+        v = init0
+        count = 0
+        before = -(1 << 62)
+        for i in range(m):
+            s = xs[i]
+            new = s != before
+            v = _combine(op, init0 if new else v, rows[perm[i] if gathered else i, 0])
+            count = (0 if new else count) + 1
+            if s >= 0:
+                out[s, 0] = _finish(scale, v, count)
+            before = s
+        return
+    acc = np.empty((1, D), init.dtype)
+    col = rows[:, 0] if D == 1 else rows[:0, 0]
+    i = 0
+    while i < m:
+        s = xs[i]
+        j = _run_end(xs, i)
+        if s >= 0:
+            for g in range(prev + 1, s):
+                for k in range(D):
+                    out[g, k] = fill0
+            if D == 1 and not gathered:
+                out[s, 0] = _finish(scale, _reduce_span(op, init0, col, i, j), j - i)
+            elif D == 1:
+                v = init0
+                for r in range(i, j):
+                    v = _combine(op, v, rows[perm[r], 0])
+                out[s, 0] = _finish(scale, v, j - i)
+            else:
+                for k in range(D):
+                    acc[0, k] = init0
+                for r in range(i, j):
+                    _combine_rows(op, acc, 0, rows, perm[r] if gathered else r)
+                for k in range(D):
+                    out[s, k] = _finish(scale, acc[0, k], j - i)
+            prev = s
+        i = j
+    if last:
+        for g in range(prev + 1, S):
+            for k in range(D):
+                out[g, k] = fill0
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _runs(op, scale, data, order, ids, init, fill, out, nt):
     """out[s] = reduce of the rows with id s, ids non-decreasing (negative ids lead and are
     dropped), rows data[order[i]] if order is non-empty else data[i]; empty segments get fill.
     Threads take blocks of rows cut at run starts, so each segment is one thread's work."""
     n = ids.shape[0]
-    S = out.shape[0]
-    D = out.shape[1]
     bounds = np.zeros(nt + 1, np.int64)
     bounds[nt] = n
     for t in range(1, nt):
         bounds[t] = _run_start(ids, n * t // nt) if n > 0 else 0
-    gathered = order.shape[0] > 0
-    init0 = init[0]
-    fill0 = fill[0]
     for t in prange(nt):
-        a = bounds[t]
-        b = bounds[t + 1]
-        prev = -1
-        if a > 0 and ids[a - 1] > prev:
-            prev = ids[a - 1]
-        xs = ids[a:b]
-        rows = data[a:b] if not gathered else data
-        col = rows[:, 0]
-        perm = order[a:b]
-        acc = np.empty((1, D), init.dtype)
-        if D == 1 and n < 16 * S:
-            # Short runs: a data-dependent branch per run would be mispredicted, so every row
-            # stores its run's running result (the last store of a run is the answer) after
-            # the block's segments are pre-filled.
-            top = xs[xs.shape[0] - 1] if xs.shape[0] > 0 else prev
-            for g in range(prev + 1, S if t == nt - 1 else top + 1):
-                out[g, 0] = fill0
-            v = init0
-            count = 0
-            last = -(1 << 62)
+        _runs_block(op, scale, data, order, ids, init, fill, out, bounds[t], bounds[t + 1],
+                    t == nt - 1)
+
+
+@njit(cache=True, nogil=True)
+def _private_span(op, scale, data, ids, a, b, part, count):
+    """part[ids[i]] (op)= data[i] for i in a..b-1 with ids[i] >= 0; counts rows if scale."""
+    xs = ids[a:b]
+    D = part.shape[1]
+    if D == 1:
+        col = data[a:b, 0]
+        acc = part[:, 0]
+        if op == SUM:
             for i in range(xs.shape[0]):
                 s = xs[i]
-                new = s != last
-                v = _combine(op, init0 if new else v, data[perm[i], 0] if gathered else col[i])
-                count = (0 if new else count) + 1
                 if s >= 0:
-                    out[s, 0] = _finish(scale, v, count)
-                last = s
-            continue
-        i = 0
-        while i < xs.shape[0]:
-            s = xs[i]
-            j = _run_end(xs, i)
-            if s >= 0:
-                for g in range(prev + 1, s):
-                    for k in range(D):
-                        out[g, k] = fill0
-                if D == 1:
-                    if gathered:
-                        v = init0
-                        for r in range(i, j):
-                            v = _combine(op, v, data[perm[r], 0])
-                    else:
-                        v = _reduce_span(op, init0, col, i, j)
-                    out[s, 0] = _finish(scale, v, j - i)
-                else:
-                    for k in range(D):
-                        acc[0, k] = init0
-                    for r in range(i, j):
-                        _combine_rows(op, acc, 0, rows, perm[r] if gathered else r)
-                    for k in range(D):
-                        out[s, k] = _finish(scale, acc[0, k], j - i)
-                prev = s
-            i = j
-        if t == nt - 1:
-            for g in range(prev + 1, S):
-                for k in range(D):
-                    out[g, k] = fill0
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _scatter_private(op, scale, data, ids, init, out, nparts, nt):
-    """out[s] = reduce of the rows with id s (ids < S, negatives dropped): `nparts` fixed row
-    chunks accumulate privately, then the chunks are combined in chunk order."""
-    n = ids.shape[0]
-    S = out.shape[0]
-    D = out.shape[1]
-    init0 = init[0]
-    parts = np.full((nparts, S, D), init0)
-    counts = np.zeros((nparts, S if scale != 0 else 0), np.int64)
-    for c in prange(nparts):
-        a = n * c // nparts
-        b = n * (c + 1) // nparts
-        xs = ids[a:b]
-        rows = data[a:b]
-        p = parts[c]
-        if D == 1:
-            col = rows[:, 0]
-            acc = p[:, 0]
-            if op == SUM:
-                for i in range(xs.shape[0]):
-                    s = xs[i]
-                    if s >= 0:
-                        acc[s] += col[i]
-            else:
-                for i in range(xs.shape[0]):
-                    s = xs[i]
-                    if s >= 0:
-                        acc[s] = _combine(op, acc[s], col[i])
+                    acc[s] += col[i]
         else:
             for i in range(xs.shape[0]):
                 s = xs[i]
                 if s >= 0:
-                    _combine_rows(op, p, s, rows, i)
+                    acc[s] = _combine(op, acc[s], col[i])
+    else:
+        rows = data[a:b]
+        for i in range(xs.shape[0]):
+            s = xs[i]
+            if s >= 0:
+                _combine_rows(op, part, s, rows, i)
+    if scale != 0:
+        for i in range(xs.shape[0]):
+            s = xs[i]
+            if s >= 0:
+                count[s] += 1
+
+
+@njit(cache=True, nogil=True)
+def _private_finish(scale, op, parts, counts, out, s0, s1):
+    """out[s] = the chunks' partial results for s combined in chunk order, s in s0..s1-1."""
+    nparts = parts.shape[0]
+    for s in range(s0, s1):
+        count = 0
         if scale != 0:
-            cnt = counts[c]
-            for i in range(xs.shape[0]):
-                s = xs[i]
-                if s >= 0:
-                    cnt[s] += 1
+            for c in range(nparts):
+                count += counts[c, s]
+        for k in range(out.shape[1]):
+            v = parts[0, s, k]
+            for c in range(1, nparts):
+                v = _combine(op, v, parts[c, s, k])
+            out[s, k] = _finish(scale, v, count)
+
+
+@njit(cache=True, nogil=True)
+def _scatter_serial(op, scale, data, ids, init, out):
+    """out[s] = reduce of the rows with id s (checked ids, negatives dropped), on one thread."""
+    S = out.shape[0]
+    parts = np.full((1, S, out.shape[1]), init[0])
+    counts = np.zeros((1, S if scale != 0 else 0), np.int64)
+    _private_span(op, scale, data, ids, 0, ids.shape[0], parts[0], counts[0])
+    _private_finish(scale, op, parts, counts, out, 0, S)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _scatter_private(op, scale, data, ids, init, out, nparts, nt):
+    """out[s] = reduce of the rows with id s (checked ids, negatives dropped): `nparts` fixed row
+    chunks accumulate privately, then the chunks are combined in chunk order."""
+    n = ids.shape[0]
+    S = out.shape[0]
+    parts = np.full((nparts, S, out.shape[1]), init[0])
+    counts = np.zeros((nparts, S if scale != 0 else 0), np.int64)
+    for c in prange(nparts):
+        _private_span(op, scale, data, ids, n * c // nparts, n * (c + 1) // nparts, parts[c],
+                      counts[c])
     for t in prange(nt):
-        s0 = S * t // nt
-        for s in range(s0, S * (t + 1) // nt):
-            count = 0
-            if scale != 0:
-                for c in range(nparts):
-                    count += counts[c, s]
-            for k in range(D):
-                v = parts[0, s, k]
-                for c in range(1, nparts):
-                    v = _combine(op, v, parts[c, s, k])
-                out[s, k] = _finish(scale, v, count)
+        _private_finish(scale, op, parts, counts, out, S * t // nt, S * (t + 1) // nt)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks):
-    """out[s] = reduce of the rows with id s (ids < S, negatives dropped): rows are partitioned,
-    stably, into buckets of 2**shift segments; each bucket is reduced in row order by one thread
-    in accumulators that fit in cache and written once."""
+    """out[s] = reduce of the rows with id s (checked ids, negatives dropped): rows are
+    partitioned, stably, into buckets of 2**shift segments; each bucket is reduced in row order
+    by one thread in accumulators that fit in cache and written once."""
     n = ids.shape[0]
     S = out.shape[0]
     D = out.shape[1]
@@ -397,17 +431,15 @@ def _scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks):
                     values[p] = col[i]
                 else:
                     where[p] = a + i
-    init0 = init[0]
     for bk in prange(nb):
         base = bk << shift
         w = min(width, S - base)
-        acc = np.full((w, D), init0)
+        acc = np.full((w, D), init[0])
         counts = np.zeros(w if scale != 0 else 0, np.int64)
         p0 = bstart[bk]
-        p1 = bstart[bk + 1]
-        ls = local[p0:p1]
+        ls = local[p0:bstart[bk + 1]]
         if D == 1:
-            vs = values[p0:p1]
+            vs = values[p0:bstart[bk + 1]]
             col = acc[:, 0]
             if op == SUM:
                 for p in range(ls.shape[0]):
@@ -417,7 +449,7 @@ def _scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks):
                     l = ls[p]
                     col[l] = _combine(op, col[l], vs[p])
         else:
-            ws = where[p0:p1]
+            ws = where[p0:bstart[bk + 1]]
             for p in range(ls.shape[0]):
                 _combine_rows(op, acc, ls[p], data, ws[p])
         if scale != 0:
@@ -429,18 +461,23 @@ def _scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks):
                 out[base + l, k] = _finish(scale, acc[l, k], count)
 
 
+@njit(cache=True, nogil=True)
+def _count_span(ids, a, b, counts):
+    """counts[s] += 1 for each id s >= 0 in ids[a:b] (ids already checked)."""
+    xs = ids[a:b]
+    for i in range(xs.shape[0]):
+        s = xs[i]
+        if s >= 0:
+            counts[s] += 1
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _count_ids(ids, S, nparts):
-    """Rows per id in [0, S), negatives dropped (ids already checked), int64."""
+    """Rows per id in [0, S), negatives dropped (ids already checked), int64, in parallel."""
     n = ids.shape[0]
     parts = np.zeros((nparts, S), np.int64)
     for c in prange(nparts):
-        p = parts[c]
-        xs = ids[n * c // nparts:n * (c + 1) // nparts]
-        for i in range(xs.shape[0]):
-            s = xs[i]
-            if s >= 0:
-                p[s] += 1
+        _count_span(ids, n * c // nparts, n * (c + 1) // nparts, parts[c])
     out = parts[0].copy()
     for c in range(1, nparts):
         out += parts[c]
@@ -452,14 +489,13 @@ def _count_ids(ids, S, nparts):
 _UFUNCS = {SUM: np.add, PROD: np.multiply, MAX: np.maximum, MIN: np.minimum}
 
 
-def _numpy_check_ids(ids, lo, hi, nchunks=1):
-    """`_check_ids` in NumPy (one chunk)."""
+def _numpy_check_ids(ids, lo, hi):
+    """`_check_span` over all the flat ids, in NumPy."""
     ids = ids.reshape(-1)
     if ids.size == 0:
-        return np.array([[0, 0, -(1 << 62)]], np.int64)
+        return 0, 0, -(1 << 62)
     nbad = np.count_nonzero((ids < lo) | (ids >= hi))
-    ndesc = np.count_nonzero(ids[1:] < ids[:-1])
-    return np.array([[nbad, ndesc, ids.max()]], np.int64)
+    return int(nbad), int(np.count_nonzero(ids[1:] < ids[:-1])), int(ids.max())
 
 
 def _numpy_reduce(op, scale, data, ids, num_segments, init, fill, acc_dtype, order=None):
@@ -507,7 +543,8 @@ class _Plan:
             if op == PROD:
                 self.cd, self.mode = np.dtype(np.complex128), "numpy"
             else:
-                self.cd, self.mode = np.dtype(np.float32 if dtype == np.complex64 else np.float64), "pairs"
+                self.cd = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+                self.mode = "pairs"
         elif scale and not _is_float_like(dtype):
             raise BadInput("data", f"mean and sqrt_n need a floating or complex dtype, not {dtype}")
         elif dtype in (np.float16, np.float32) or dtype == _BFLOAT16:
@@ -570,6 +607,12 @@ class _Plan:
         return 0, 0
 
 
+@functools.lru_cache(maxsize=512)
+def _plan(kind, allowed, dtype, accumulate="wide"):
+    """The (immutable, shared) _Plan for reducing `dtype` by `kind`."""
+    return _Plan(kind, allowed, dtype, accumulate)
+
+
 def _as_ids(ids, name="segment_ids"):
     ids = np.asarray(ids)
     if ids.dtype not in (np.int32, np.int64):
@@ -604,10 +647,12 @@ def _extremes(dtype):
 
 def _stats(ids, lo, hi, nt):
     """(number of ids outside [lo, hi), number of descents, max id) over the flat ids."""
-    if HAVE_NUMBA:
-        stats = _check_ids(ids, lo, hi, nt if ids.size >= _SMALL else 1)
-    else:
-        stats = _numpy_check_ids(ids, lo, hi)
+    if not HAVE_NUMBA:
+        return _numpy_check_ids(ids, lo, hi)
+    if ids.size < _SMALL or nt == 1:
+        return _check_span(ids, lo, hi, 0, ids.size)
+    with _thread_limit(nt):
+        stats = _check_ids(ids, lo, hi, nt)
     return int(stats[:, 0].sum()), int(stats[:, 1].sum()), int(stats[:, 2].max())
 
 
@@ -635,36 +680,39 @@ def _check_sorted(ids, num_segments, nt, derived):
 
 
 def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=None):
-    """Reduce the (n, D) rows by checked ids into a (num_segments, D) array of plan.cd."""
-    D = rows.shape[1]
+    """Reduce the (n, D) rows by checked ids into a (num_segments, D) array of plan.cd.
+    Small inputs run the serial loops directly: a parallel launch costs more than they do."""
+    n, D = rows.shape[0] if order is None else ids.size, rows.shape[1]
     if not HAVE_NUMBA or plan.mode == "numpy":
         out = _numpy_reduce(plan.op, plan.scale, rows, ids, num_segments, init, fill, plan.acc,
                             order)
         return out.astype(plan.cd, copy=False)
+    op, scale = plan.op, plan.scale
     out = np.empty((num_segments, D), plan.cd)
     init = np.array([init], plan.acc)
-    big = ids.size * max(D, 1) >= _SMALL
-    with _thread_limit(nt):
-        if sorted_ids:
-            order = np.empty(0, np.int64) if order is None else order
-            _runs(plan.op, plan.scale, rows, order, ids, init, np.array([fill], plan.cd), out,
-                  nt if big else 1)
+    if n * max(D, 1) < _SMALL:
+        nt = 1
+    if sorted_ids:
+        order = np.empty(0, np.int64) if order is None else order
+        fill = np.array([fill], plan.cd)
+        if nt == 1:
+            _runs_block(op, scale, rows, order, ids, init, fill, out, 0, ids.size, True)
         else:
-            _random_reduce(plan, rows, ids, init, out, nt if big else 1)
-    return out
-
-
-def _random_reduce(plan, rows, ids, init, out, nt):
-    """Random ids: private accumulators per fixed row chunk when S*D is small, else buckets."""
-    n, D = rows.shape
-    S = out.shape[0]
-    nparts = 1 if nt == 1 and n * D < _SMALL else int(min(_MAX_PARTS, max(1, n // (4 * S + 1))))
-    if S * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts * S <= max(n, 1):
-        _scatter_private(plan.op, plan.scale, rows, ids, init, out, nparts, nt)
+            with _thread_limit(nt):
+                _runs(op, scale, rows, order, ids, init, fill, out, nt)
+        return out
+    nparts = int(min(_MAX_PARTS, max(1, n // (4 * num_segments + 1))))
+    if n * max(D, 1) < _SMALL:
+        _scatter_serial(op, scale, rows, ids, init, out)
+    elif num_segments * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts > 1:
+        with _thread_limit(nt):
+            _scatter_private(op, scale, rows, ids, init, out, nparts, nt)
     else:
         row_bytes = max(D, 1) * plan.acc.itemsize
         shift = max(0, (_BUCKET_BYTES // row_bytes).bit_length() - 1)
-        _scatter_bucketed(plan.op, plan.scale, rows, ids, init, out, shift, nt)
+        with _thread_limit(nt):
+            _scatter_bucketed(op, scale, rows, ids, init, out, shift, nt)
+    return out
 
 
 def unsorted_segment_reduce(kind, data, segment_ids, num_segments, num_threads=None,
@@ -680,7 +728,7 @@ def unsorted_segment_reduce(kind, data, segment_ids, num_segments, num_threads=N
     data = np.asarray(data)
     ids = _as_ids(segment_ids)
     num_segments = _as_count(num_segments, "num_segments")
-    plan = _Plan(kind, _UNSORTED_KINDS, data.dtype, accumulate)
+    plan = _plan(kind, _UNSORTED_KINDS, data.dtype, accumulate)
     if data.shape[:ids.ndim] != ids.shape:
         raise BadInput("segment_ids", f"shape {ids.shape} is not a prefix of data shape"
                                       f" {data.shape}")
@@ -712,6 +760,10 @@ def _counts(flat, num_segments, nt):
     if not HAVE_NUMBA:
         return np.bincount(flat[flat >= 0], minlength=num_segments).astype(np.int64)
     nparts = int(min(nt, max(1, flat.size // (4 * num_segments + (1 << 14)))))
+    if nparts == 1:
+        counts = np.zeros(num_segments, np.int64)
+        _count_span(flat, 0, flat.size, counts)
+        return counts
     with _thread_limit(nt):
         return _count_ids(flat, num_segments, nparts)
 
@@ -722,7 +774,7 @@ def sorted_segment_reduce(kind, data, segment_ids, num_threads=None, accumulate=
     Empty segments (gaps) hold 0, except prod: 1."""
     data = np.asarray(data)
     ids = _as_ids(segment_ids)
-    plan = _Plan(kind, _SORTED_KINDS, data.dtype, accumulate)
+    plan = _plan(kind, _SORTED_KINDS, data.dtype, accumulate)
     if data.ndim == 0:
         raise BadInput("data", "must be at least 1-D")
     if ids.ndim != 1 or ids.shape[0] != data.shape[0]:
@@ -745,7 +797,7 @@ def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, n
     data = np.asarray(data)
     indices = _as_ids(indices, "indices")
     ids = _as_ids(segment_ids)
-    plan = _Plan(kind, _SPARSE_KINDS, data.dtype)
+    plan = _plan(kind, _SPARSE_KINDS, data.dtype)
     if data.ndim == 0:
         raise BadInput("data", "must be at least 1-D")
     if indices.ndim != 1:
@@ -777,7 +829,7 @@ def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, num_threa
     grad = np.asarray(grad)
     indices = _as_ids(indices, "indices")
     ids = _as_ids(segment_ids)
-    plan = _Plan(kind, _SPARSE_KINDS, grad.dtype)
+    plan = _plan(kind, _SPARSE_KINDS, grad.dtype)
     output_dim0 = _as_count(output_dim0, "output_dim0")
     if grad.ndim == 0:
         raise BadInput("grad", "must be at least 1-D")

@@ -1,0 +1,333 @@
+"""Segment-reduction benchmark: segflow's kernels next to NumPy, SciPy, PyTorch, TensorFlow and JAX.
+
+Not a test. Run `python benchmarks/segment.py` (`--quick` for a smaller matrix). It prints the
+machine, the copy bandwidth, a table per case (median ms, ratio to the fastest other
+implementation, ratio to the memory floor = bytes of data + ids + output / copy bandwidth), then
+the cold-start and warm-cache costs of a fresh process. Libraries that are not installed are
+skipped. `main()` is what `benchmarks/run_all.py` calls.
+"""
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from segflow.kernels import segment as seg
+
+MATRIX = [  # (rows N, row width D, segments S, dtype)
+    (10**6, 1, 10**3, np.float32),
+    (10**6, 1, 10**6, np.float32),
+    (10**6, 16, 10**4, np.float32),
+    (10**5, 128, 10**3, np.float32),
+    (10**6, 64, 10**5, np.float32),
+    (10**6, 16, 10**4, np.float64),
+    (10**6, 16, 10**4, np.int64),
+]
+QUICK = [(2 * 10**5, 1, 10**3, np.float32), (2 * 10**5, 16, 10**3, np.float32)]
+
+
+def optional(name):
+    try:
+        return __import__(name)
+    except Exception:  # ImportError, or a broken install: the column is skipped either way
+        return None
+
+
+def timeit(fn, repeat, budget_s=3.0):
+    """Median seconds of `fn()` over `repeat` runs after one warm-up (fewer if they are slow)."""
+    fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < repeat and (len(times) < 3 or time.perf_counter() - start < budget_s):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def copy_bandwidth():
+    """Bytes moved per second (read + write) by a 256 MiB np.copyto."""
+    src = np.ones(1 << 26, np.float32)
+    dst = np.empty_like(src)
+    t = timeit(lambda: np.copyto(dst, src), 7)
+    return 2 * src.nbytes / t
+
+
+def machine():
+    model = platform.processor() or platform.machine()
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                model = line.split(":", 1)[1].strip()
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return f"{model}, {os.cpu_count()} logical cores"
+
+
+# ----------------------------------------------------------------------------- competitors
+
+def numpy_impls(op, data, ids, S, sorted_ids, indices=None):
+    impls = {}
+    tail = data.shape[1:]
+    if op == "sum":
+        impls["np.add.at"] = lambda: _add_at(np.add, 0, data, ids, S)
+        if data.ndim == 1 and data.dtype.kind == "f":
+            impls["np.bincount"] = lambda: np.bincount(ids, data, minlength=S)
+        if sorted_ids:
+            impls["np.add.reduceat"] = lambda: _reduceat(data, ids, S)
+    elif op == "max":
+        impls["np.maximum.at"] = lambda: _add_at(np.maximum, _lowest(data.dtype), data, ids, S)
+    elif op == "mean":
+        impls["np.add.at/bincount"] = lambda: (_add_at(np.add, 0, data, ids, S)
+                                               / np.maximum(np.bincount(ids, minlength=S), 1)
+                                               .reshape((S,) + (1,) * len(tail)))
+    elif op == "sparse_sum":
+        impls["np.add.at(data[idx])"] = lambda: _add_at(np.add, 0, data[indices], ids, S)
+        impls["np.add.reduceat(data[idx])"] = lambda: _reduceat(data[indices], ids, S)
+    elif op == "sum+grad":
+        grad = np.ones((S,) + tail, data.dtype)
+        impls["np.add.at + take"] = lambda: (_add_at(np.add, 0, data, ids, S),
+                                             np.take(grad, ids, axis=0))
+    return impls
+
+
+def _lowest(dtype):
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _add_at(ufunc, start, data, ids, S):
+    out = np.full((S,) + data.shape[1:], start, data.dtype)
+    ufunc.at(out, ids, data)
+    return out
+
+
+def _reduceat(data, ids, S):
+    """Sorted ids: sums of each run with np.add.reduceat, scattered to their segments."""
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    out = np.zeros((S,) + data.shape[1:], data.dtype)
+    out[ids[starts]] = np.add.reduceat(data, starts, axis=0)
+    return out
+
+
+def scipy_impls(op, data, ids, S, sorted_ids, indices=None):
+    sparse = optional("scipy.sparse")
+    if sparse is None or op not in ("sum", "sparse_sum"):
+        return {}
+    import scipy.sparse as sp
+    n = len(ids)
+    cols = np.arange(n) if op == "sum" else indices
+    ones = np.ones(n, data.dtype)
+
+    def product():
+        m = sp.csr_matrix((ones, (ids, cols)), shape=(S, data.shape[0]))
+        return m @ data
+    return {"scipy CSR @": product}
+
+
+def torch_impls(op, data, ids, S, sorted_ids, indices=None):
+    torch = optional("torch")
+    if torch is None:
+        return {}
+    x = torch.from_numpy(data)
+    i = torch.from_numpy(ids)
+    shape = (S,) + tuple(data.shape[1:])
+    impls = {}
+    if op == "sum":
+        impls["torch index_add_"] = lambda: torch.zeros(shape, dtype=x.dtype).index_add_(0, i, x)
+    elif op == "max":
+        expanded = i.view(-1, *([1] * (x.dim() - 1))).expand_as(x)
+        impls["torch scatter_reduce_ amax"] = lambda: torch.full(
+            shape, _lowest(data.dtype), dtype=x.dtype).scatter_reduce_(0, expanded, x, "amax")
+    elif op == "mean":
+        impls["torch index_reduce_ mean"] = lambda: torch.zeros(shape, dtype=x.dtype).index_reduce_(
+            0, i, x, "mean", include_self=False)
+    elif op == "sparse_sum":
+        idx = torch.from_numpy(indices)
+        impls["torch index_add_(x[idx])"] = lambda: torch.zeros(shape, dtype=x.dtype).index_add_(
+            0, i, x[idx])
+    elif op == "sum+grad":
+        g = torch.ones(shape, dtype=x.dtype)
+        impls["torch index_add_ + index_select"] = lambda: (
+            torch.zeros(shape, dtype=x.dtype).index_add_(0, i, x), g.index_select(0, i))
+    return impls
+
+
+def tf_impls(op, data, ids, S, sorted_ids, indices=None):
+    tf = optional("tensorflow")
+    if tf is None:
+        return {}
+    x = tf.constant(data)
+    i = tf.constant(ids)
+    fns = {"sum": lambda: tf.math.unsorted_segment_sum(x, i, S),
+           "max": lambda: tf.math.unsorted_segment_max(x, i, S),
+           "mean": lambda: tf.math.unsorted_segment_mean(x, i, S)}
+    if op == "sparse_sum":
+        idx = tf.constant(indices)
+        fns["sparse_sum"] = lambda: tf.sparse.segment_sum(x, idx, i, num_segments=S)
+    if op == "sum+grad":
+        g = tf.ones((S,) + data.shape[1:], x.dtype)
+        fns["sum+grad"] = lambda: (tf.math.unsorted_segment_sum(x, i, S), tf.gather(g, i))
+    if op not in fns:
+        return {}
+
+    def run():
+        result = fns[op]()
+        return [t.numpy() for t in result] if isinstance(result, tuple) else result.numpy()
+    return {f"tf {op}": run}
+
+
+def jax_impls(op, data, ids, S, sorted_ids, indices=None):
+    jax = optional("jax")
+    if jax is None:
+        return {}
+    import jax.numpy as jnp
+    x = jnp.asarray(data)
+    i = jnp.asarray(ids)
+    fns = {"sum": lambda x, i: jax.ops.segment_sum(x, i, S, indices_are_sorted=sorted_ids),
+           "max": lambda x, i: jax.ops.segment_max(x, i, S, indices_are_sorted=sorted_ids),
+           "mean": lambda x, i: jax.ops.segment_sum(x, i, S) / jnp.maximum(
+               jax.ops.segment_sum(jnp.ones_like(i, x.dtype), i, S), 1).reshape(
+                   (S,) + (1,) * (x.ndim - 1))}
+    if op == "sparse_sum":
+        idx = jnp.asarray(indices)
+        fn = jax.jit(lambda x, i: jax.ops.segment_sum(x[idx], i, S, indices_are_sorted=True))
+    elif op == "sum+grad":
+        def loss(x):
+            return jnp.sum(jax.ops.segment_sum(x, i, S))
+        fn = jax.jit(lambda x, i: jax.value_and_grad(loss)(x))
+    else:
+        fn = jax.jit(fns[op])
+    return {f"jax {op}": lambda: jax.block_until_ready(fn(x, i))}
+
+
+def segflow_impls(op, data, ids, S, sorted_ids, indices=None):
+    impls = {}
+    if op in ("sum", "max", "mean"):
+        impls["segflow"] = lambda: seg.unsorted_segment_reduce(op, data, ids, S)
+        if op == "sum" and data.dtype == np.float32:
+            impls["segflow native f32"] = lambda: seg.unsorted_sum(data, ids, S,
+                                                                   accumulate="native")
+        if sorted_ids:
+            impls["segflow sorted op"] = lambda: seg.sorted_segment_reduce(op, data, ids)
+    elif op == "sparse_sum":
+        impls["segflow"] = lambda: seg.sparse_segment_reduce("sum", data, indices, ids,
+                                                             num_segments=S)
+    elif op == "sum+grad":
+        grad = np.ones((S,) + data.shape[1:], data.dtype)
+        impls["segflow"] = lambda: (seg.unsorted_sum(data, ids, S), np.take(grad, ids, axis=0))
+    return impls
+
+
+COMPETITORS = (numpy_impls, scipy_impls, torch_impls, tf_impls, jax_impls)
+
+
+# ----------------------------------------------------------------------------- running
+
+def floor_bytes(op, data, ids, S, indices):
+    out = S * data.itemsize * int(np.prod(data.shape[1:], dtype=np.int64))
+    total = data.nbytes + ids.nbytes + out
+    if op == "sparse_sum":
+        total += indices.nbytes
+    if op == "sum+grad":  # backward reads grad rows and ids, writes one row per data row
+        total += out + ids.nbytes + data.nbytes
+    return total
+
+
+def run_case(op, n, D, S, dtype, order, bandwidth, repeat, rng):
+    dtype = np.dtype(dtype)
+    shape = (n,) if D == 1 else (n, D)
+    data = (rng.random(shape) * 100).astype(dtype) if dtype.kind != "f" else rng.random(
+        shape, dtype=np.float64).astype(dtype)
+    ids = rng.integers(0, S, size=n, dtype=np.int64)
+    indices = None
+    if op == "sparse_sum":  # rows gathered at random, sorted segment ids
+        indices = rng.integers(0, n, size=n, dtype=np.int64)
+        order = "sorted"
+    if order == "sorted":
+        ids.sort()
+    label = f"{op} N={n:.0e} D={D} S={S:.0e} {dtype.name} {order}"
+    floor_s = floor_bytes(op, data, ids, S, indices) / bandwidth
+    rows = []
+    for make in (segflow_impls,) + COMPETITORS:
+        for name, fn in make(op, data, ids, S, order == "sorted", indices).items():
+            try:
+                rows.append((name, timeit(fn, repeat)))
+            except Exception as exc:  # a competitor's missing feature must not stop the table
+                rows.append((name + f" (failed: {type(exc).__name__})", float("nan")))
+    others = [t for name, t in rows if not name.startswith("segflow") and np.isfinite(t)]
+    best = min(others) if others else float("nan")
+    for name, t in rows:
+        print(f"| {label} | {name} | {t * 1e3:.2f} | {t / best:.2f} | {t / floor_s:.2f} |",
+              flush=True)
+    return rows
+
+
+def cold_start(n=10**6, S=10**3):
+    """Seconds for a fresh process to import segflow's kernels and make its first call: with an
+    empty Numba cache (everything compiles) and then with that cache warm."""
+    code = ("import time; t0 = time.perf_counter()\n"
+            "import numpy as np\n"
+            "from segflow.kernels import segment\n"
+            "t1 = time.perf_counter()\n"
+            f"data = np.ones({n}, np.float32); ids = np.arange({n}) % {S}\n"
+            "t2 = time.perf_counter()\n"
+            f"segment.unsorted_sum(data, ids, {S})\n"
+            "t3 = time.perf_counter()\n"
+            "print(t1 - t0, t3 - t2)\n")
+    results = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for state in ("empty cache", "warm cache"):
+            t = time.perf_counter()
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, check=True).stdout.split()
+            results[state] = (time.perf_counter() - t, float(out[0]), float(out[1]))
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small matrix, for a smoke run")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--only", default="", help="run the cases whose label has this text")
+    args = parser.parse_args(argv)
+    import numba
+    print(f"machine: {machine()}; numba threads: {numba.get_num_threads()}"
+          f" ({numba.threading_layer() if hasattr(numba, 'threading_layer') else '?'})")
+    print("libraries: " + ", ".join(f"{m} {'yes' if optional(m) else 'no'}"
+                                    for m in ("scipy", "torch", "tensorflow", "jax")))
+    bandwidth = copy_bandwidth()
+    print(f"copy bandwidth (np.copyto, read + write): {bandwidth / 1e9:.1f} GB/s")
+    print()
+    print("| case | impl | median ms | x fastest other | x floor |")
+    print("|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    matrix = QUICK if args.quick else MATRIX
+    jobs = []
+    for n, D, S, dtype in matrix:
+        for order in ("random", "sorted"):
+            jobs.append(("sum", n, D, S, dtype, order))
+    first = matrix[2] if len(matrix) > 2 else matrix[-1]  # the D=16 S=1e4 case
+    for op in ("max", "mean", "sparse_sum", "sum+grad"):
+        for order in ("random", "sorted"):
+            if op == "sparse_sum" and order == "sorted":
+                continue
+            jobs.append((op,) + tuple(first) + (order,))
+    for op, n, D, S, dtype, order in jobs:
+        label = f"{op} N={n:.0e} D={D} S={S:.0e} {np.dtype(dtype).name} {order}"
+        if args.only and args.only not in label:
+            continue
+        run_case(op, n, D, S, dtype, order, bandwidth, args.repeat, rng)
+    print()
+    for state, (wall, imp, call) in cold_start().items():
+        print(f"fresh process, {state}: {wall:.2f} s wall (import {imp:.2f} s,"
+              f" first unsorted_sum of 1e6 float32 {call * 1e3:.1f} ms)")
+
+
+if __name__ == "__main__":
+    main()
