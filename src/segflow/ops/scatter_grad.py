@@ -1,5 +1,5 @@
 """Gradients of scatter_nd and tensor_scatter_nd_update / add / sub."""
-from segflow.framework import dtypes, ops
+from segflow.framework import ops
 from segflow.ops import cwise_ops as cw
 from segflow.ops import gather_ops
 from segflow.ops import join_ops
@@ -47,5 +47,3 @@ def _tensor_scatter_update_grad(op, grad):
     won = so.reshape(won, so.concat([lead, so.ones_like(inner)], 0))
     return tensor_grad, None, cw.where_v2(won, g, so.zeros_like(g))
 
-
-_ = dtypes

@@ -9,7 +9,6 @@ Scatter indices are validated before anything is written: an index out of range 
 InvalidArgumentError naming the op and the position and leaves the variable unchanged. Duplicate
 indices: add/sub/mul/div/min/max apply every duplicate; update keeps the last one (index order).
 """
-from segflow.framework import ops
 from segflow.ops.resource_variable_ops import ResourceVariable, is_resource_variable, variable_shape  # noqa: F401
 from segflow.ops.variables import (is_variable_initialized, variables_initializer)  # noqa: F401
 
@@ -99,5 +98,3 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
 def is_variable(x):
     return isinstance(x, ResourceVariable)
 
-
-_ = ops
