@@ -16,7 +16,6 @@ value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules
 """
 import numpy as np
 
-from segflow.eager import context
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import segment
