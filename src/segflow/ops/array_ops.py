@@ -8,5 +8,6 @@ from segflow.ops.stitch_ops import *  # noqa: F401,F403
 from segflow.ops.scatter_ops import *  # noqa: F401,F403
 from segflow.ops.sort_ops import *  # noqa: F401,F403
 from segflow.ops.cwise_ops import where, where_v2  # noqa: F401
+from segflow.framework.constant_op import constant  # noqa: F401 - TF's array_ops.constant
 
 newaxis = None
