@@ -1,0 +1,289 @@
+"""Sparse training paths: segflow against NumPy, PyTorch and TensorFlow, side by side in one process.
+
+    .venv/bin/python benchmarks/sparse.py [--quick] [--timer wall|cpu] [--json out.json]
+
+What is timed (a 1e6 x 64 float32 embedding table, 256 MB):
+
+  gather       1e5 random rows of the table: segflow eager `sf.gather` on a tensor and
+               `Variable.sparse_read`; NumPy `table[idx]` and `np.take`; torch `index_select`;
+               `tf.gather`. Ratio to the bandwidth floor: bytes read + written (rows, ids, output)
+               over the copy bandwidth measured in this run with a large `np.copyto`.
+               Target: segflow <= 1.4x the floor.
+  dedup        an IndexedSlices gradient of 1e5 rows (64 wide) with ids drawn from 1e6 with repeats,
+               duplicates summed as the optimizers do: segflow `unique` + `unsorted_segment_sum`
+               (eager ops); torch `unique(return_inverse=True)` + `index_add_`; TF `unique` +
+               `unsorted_segment_sum`. Target: segflow <= 0.7x torch.
+  adam_step    one sparse Adam step on the table with that gradient: segflow LazyAdamOptimizer and
+               AdamOptimizer (TF-faithful: every row's moments decay, so it touches the whole table)
+               eagerly; torch SparseAdam (lazy) and TF's tf.compat.v1.train.AdamOptimizer (eager).
+
+Every number is the median of several timed calls (the machine is shared and noisy); ratios are
+ours / theirs (or / floor), so below 1 means segflow is faster. Missing frameworks are skipped.
+`--timer cpu` uses this process's CPU time (less disturbed by other busy processes; it adds up all
+threads of a parallel kernel).
+"""
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+ROWS, DIM = 1_000_000, 64
+GATHER_N = 100_000
+GRAD_N = 100_000
+
+_timer = time.perf_counter
+
+
+def measure(fn, repeat, setup=None):
+    """Median seconds of `fn()` (or `fn(setup())`, setup untimed) over `repeat` calls after a warm-up."""
+    fn(setup()) if setup else fn()
+    times = []
+    for _ in range(repeat):
+        state = setup() if setup else None
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = _timer()
+            fn(state) if setup else fn()
+            times.append(_timer() - t0)
+        finally:
+            gc.enable()
+    return statistics.median(times)
+
+
+def copy_bandwidth(repeat):
+    """Bytes moved (read + written) per second by np.copyto of a 256 MB array."""
+    src = np.ones(ROWS * DIM, np.float32)
+    dst = np.empty_like(src)
+    t = measure(lambda: np.copyto(dst, src), repeat)
+    return 2 * src.nbytes / t
+
+
+def _try_torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def _try_tf():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return None
+    return tf
+
+
+# ----------------------------------------------------------------------------------------------
+# (a) gather
+
+
+def bench_gather(table, idx, repeat, torch, tf):
+    import segflow as sf
+    rows = {}
+    t_table = sf.constant(table)
+    t_idx = sf.constant(idx)
+    var = sf.Variable(table, name="gather_table")
+    rows["segflow sf.gather (tensor)"] = measure(lambda: sf.gather(t_table, t_idx), repeat)
+    rows["segflow var.sparse_read"] = measure(lambda: var.sparse_read(t_idx), repeat)
+    rows["numpy table[idx]"] = measure(lambda: table[idx], repeat)
+    rows["numpy np.take(axis=0)"] = measure(lambda: np.take(table, idx, axis=0), repeat)
+    del var, t_table
+    if torch is not None:
+        tt = torch.from_numpy(table)
+        ti = torch.from_numpy(idx)
+        rows["torch index_select"] = measure(lambda: torch.index_select(tt, 0, ti), repeat)
+    if tf is not None:
+        ft = tf.constant(table)
+        fi = tf.constant(idx)
+        rows["tf.gather (eager)"] = measure(lambda: tf.gather(ft, fi), repeat)
+        fv = tf.Variable(ft)
+        rows["tf Variable.sparse_read"] = measure(lambda: fv.sparse_read(fi), repeat)
+        del ft, fv
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------
+# (b) dedup: unique + unsorted_segment_sum
+
+
+def bench_dedup(values, ids, repeat, torch, tf):
+    import segflow as sf
+    rows = {}
+    sv, si = sf.constant(values), sf.constant(ids)
+
+    def segflow_dedup():
+        uniq, pos = sf.unique(si)
+        return sf.math.unsorted_segment_sum(sv, pos, sf.size(uniq)), uniq
+
+    rows["segflow unique + unsorted_segment_sum"] = measure(segflow_dedup, repeat)
+    rows["segflow unique only"] = measure(lambda: sf.unique(si), repeat)
+    uniq, pos = sf.unique(si)
+    n_unique = int(uniq.shape[0])
+    rows["segflow unsorted_segment_sum only"] = measure(
+        lambda: sf.math.unsorted_segment_sum(sv, pos, n_unique), repeat)
+
+    def numpy_dedup():
+        u, inv = np.unique(ids, return_inverse=True)
+        out = np.zeros((u.size, values.shape[1]), values.dtype)
+        np.add.at(out, inv, values)
+        return out, u
+
+    rows["numpy unique + add.at"] = measure(numpy_dedup, repeat)
+    if torch is not None:
+        tv, ti = torch.from_numpy(values), torch.from_numpy(ids)
+
+        def torch_dedup():
+            u, inv = torch.unique(ti, return_inverse=True)
+            return torch.zeros((u.shape[0], tv.shape[1]), dtype=tv.dtype).index_add_(0, inv, tv), u
+
+        rows["torch unique + index_add_"] = measure(torch_dedup, repeat)
+    if tf is not None:
+        fv, fi = tf.constant(values), tf.constant(ids)
+
+        def tf_dedup():
+            u, inv = tf.unique(fi)
+            return tf.math.unsorted_segment_sum(fv, inv, tf.shape(u)[0]), u
+
+        rows["tf unique + unsorted_segment_sum"] = measure(tf_dedup, repeat)
+    return rows, n_unique
+
+
+# ----------------------------------------------------------------------------------------------
+# (c) one sparse Adam step
+
+
+def bench_adam(table, values, ids, repeat, torch, tf):
+    import segflow as sf
+    from segflow.framework import ops
+    rows = {}
+    grad = ops.IndexedSlices(sf.constant(values), sf.constant(ids), sf.constant([ROWS, DIM], dtype=sf.int64))
+    for label, cls, rep in (("segflow LazyAdamOptimizer", sf.train.LazyAdamOptimizer, repeat),
+                            ("segflow AdamOptimizer (all rows decay)", sf.train.AdamOptimizer, max(3, repeat // 3))):
+        var = sf.Variable(table, name="adam_table")
+        opt = cls(0.001)
+        rows[label] = measure(lambda: opt.apply_gradients([(grad, var)]), rep)
+        del var, opt
+        gc.collect()
+    if torch is not None:
+        p = torch.nn.Parameter(torch.from_numpy(table.copy()))
+        sopt = torch.optim.SparseAdam([p], lr=0.001)
+        g = torch.sparse_coo_tensor(torch.from_numpy(ids)[None], torch.from_numpy(values), (ROWS, DIM),
+                                    check_invariants=False)
+
+        def torch_step():
+            p.grad = g
+            sopt.step()
+
+        rows["torch SparseAdam (lazy)"] = measure(torch_step, repeat)
+        del p, sopt
+        gc.collect()
+    if tf is not None:
+        fv = tf.Variable(table)
+        fopt = tf.compat.v1.train.AdamOptimizer(0.001)
+        fg = tf.IndexedSlices(tf.constant(values), tf.constant(ids), tf.constant([ROWS, DIM], dtype=tf.int64))
+        rows["tf v1 AdamOptimizer (all rows decay)"] = measure(lambda: fopt.apply_gradients([(fg, fv)]),
+                                                               max(3, repeat // 3))
+        del fv, fopt
+        gc.collect()
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def machine():
+    model = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, NumPy {np.__version__}"
+
+
+def _print_table(title, rows, ref_label, ref_value, target=None):
+    print(f"\n{title}")
+    print(f"  {'impl':<44} {'median ms':>10} {ref_label:>12}")
+    for name, t in rows.items():
+        print(f"  {name:<44} {t * 1e3:>10.2f} {t / ref_value:>11.2f}x")
+    if target:
+        print(f"  target: {target}")
+
+
+def main(argv=None):
+    global _timer
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats")
+    ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
+    ap.add_argument("--json", help="write the medians (seconds) to this file")
+    ap.add_argument("--no-tf", action="store_true", help="skip TensorFlow even if importable")
+    ap.add_argument("--no-torch", action="store_true", help="skip PyTorch even if importable")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.timer == "cpu":
+        _timer = time.process_time
+    repeat = 5 if args.quick else 15
+    torch = None if args.no_torch else _try_torch()
+    tf = None if args.no_tf else _try_tf()
+    print(f"machine: {machine()}")
+    print(f"timer: {args.timer}; frameworks: torch {getattr(torch, '__version__', 'absent')}, "
+          f"tensorflow {getattr(tf, '__version__', 'absent')}")
+
+    rng = np.random.default_rng(0)
+    table = rng.standard_normal((ROWS, DIM), dtype=np.float32)
+    gather_idx = rng.integers(0, ROWS, GATHER_N).astype(np.int64)
+    grad_ids = rng.integers(0, ROWS, GRAD_N).astype(np.int64)     # uniform: ~4.8% of the ids repeat
+    grad_values = rng.standard_normal((GRAD_N, DIM), dtype=np.float32)
+
+    bw = copy_bandwidth(repeat)
+    row_bytes = DIM * 4
+    gather_bytes = 2 * GATHER_N * row_bytes + gather_idx.nbytes
+    floor = gather_bytes / bw
+    print(f"copy bandwidth (np.copyto 256 MB, read + write): {bw / 1e9:.2f} GB/s; "
+          f"gather floor {floor * 1e3:.2f} ms ({gather_bytes / 1e6:.1f} MB)")
+    results = {"machine": machine(), "timer": args.timer, "copy_bandwidth_Bps": bw, "gather_floor_s": floor}
+
+    g = bench_gather(table, gather_idx, repeat, torch, tf)
+    _print_table(f"(a) gather {GATHER_N} rows of {ROWS} x {DIM} float32", g, "/ floor", floor,
+                 "segflow <= 1.4x floor")
+    results["gather"] = g
+
+    d, n_unique = bench_dedup(grad_values, grad_ids, repeat, torch, tf)
+    ref = d.get("torch unique + index_add_")
+    print(f"\n(b) dedup: {GRAD_N} gradient rows, {n_unique} distinct ids")
+    _print_table("", d, "/ torch" if ref else "/ numpy", ref or d["numpy unique + add.at"],
+                 "segflow <= 0.7x torch")
+    results["dedup"] = d
+    results["dedup_unique"] = n_unique
+
+    a = bench_adam(table, grad_values, grad_ids, repeat, torch, tf)
+    lazy_bytes = GRAD_N * row_bytes + grad_ids.nbytes + 6 * n_unique * row_bytes
+    lazy_floor = lazy_bytes / bw
+    aref = a.get("torch SparseAdam (lazy)")
+    print(f"\n(c) one sparse Adam step; lazy floor (grad read + m, v, var rows read and written) "
+          f"{lazy_floor * 1e3:.2f} ms, dense-faithful floor (3 tables read + written) "
+          f"{6 * ROWS * row_bytes / bw * 1e3:.0f} ms")
+    _print_table("", a, "/ torch" if aref else "/ lazy floor", aref or lazy_floor)
+    for name, t in a.items():
+        if "lazy" in name.lower():
+            print(f"  {name}: {t / lazy_floor:.1f}x the lazy floor")
+    results["adam_step"] = a
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
