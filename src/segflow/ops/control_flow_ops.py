@@ -37,6 +37,10 @@ def no_op(name=None):
 
 
 def _as_op(x):
+    if hasattr(x, "_gradient_source") and isinstance(getattr(x, "op", None), ops.Operation):
+        # A variable, or the result of an update (assign/scatter): depend on its op. Going through
+        # _as_graph_element would add a read of the whole variable.
+        return x.op
     if hasattr(x, "_as_graph_element"):
         x = x._as_graph_element()
     if isinstance(x, ops.Operation):
