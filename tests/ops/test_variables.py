@@ -342,3 +342,19 @@ def test_layered_names_in_graph():
             w = sf.Variable(1.0, name="w")
         assert v.name == "layer/w:0" and w.name == "layer/w_1:0"
         assert v.initializer.name == "layer/w/Assign"
+
+
+def test_eager_variable_from_numpy_makes_one_private_copy():
+    init = np.zeros((4000, 64), np.float32)
+    tracemalloc.start()
+    v = sf.Variable(init)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 1.5 * init.nbytes, peak          # one copy, not two
+    assert not np.shares_memory(v._resource.value, init)
+    t = sf.constant(np.ones(3))
+    w = sf.Variable(t)
+    w.assign_add([1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(t.numpy(), np.ones(3))
+    with pytest.raises(RuntimeError, match="eager"):
+        w.initial_value

@@ -335,9 +335,11 @@ def _resource_gather_kernel(state, resource, indices, dtype, batch_dims=0, valid
     if table.ndim == 0:
         raise BadInput("resource", f"cannot gather from scalar variable '{res.name}'")
     _check_rows(indices, table.shape[0])
+    # np.take copies whole rows (~2-3x faster than fancy indexing table[indices]); a new array of the
+    # gathered rows only
     if indices.ndim == 1:
-        return table[indices]           # fancy indexing: a new array of the gathered rows only
-    return table[indices.reshape(-1)].reshape(indices.shape + table.shape[1:])
+        return np.take(table, indices, axis=0)
+    return np.take(table, indices.reshape(-1), axis=0).reshape(indices.shape + table.shape[1:])
 
 
 register_op("ResourceGather", inputs=("resource", "indices"), attrs={"Tindices": "indices"},
@@ -603,15 +605,21 @@ class ResourceVariable:
         base = name if name else "Variable"
         if base.endswith(":0"):
             base = base[:-2]
-        value = _initial_tensor(initial_value() if callable(initial_value) else initial_value, dtype)
+        raw = initial_value() if callable(initial_value) else initial_value
+        value = _initial_tensor(raw, dtype)
         self._dtype = value.dtype.base_dtype
-        arr = np.array(value.numpy(), copy=True)      # the variable owns its array
+        arr = value.numpy()
+        # The variable owns its array: a tensor made here from a plain value is private (no second
+        # copy of a large table); a tensor or array the caller still holds is copied.
+        if isinstance(raw, ops.Tensor) or hasattr(raw, "_as_graph_element") or not arr.flags.writeable \
+                or not arr.flags.c_contiguous or (isinstance(raw, np.ndarray) and np.shares_memory(arr, raw)):
+            arr = np.array(arr, copy=True, order="C")
         self._shape = self._static_shape(arr.shape, shape, validate_shape)
         self._resource = _Resource(base, self._dtype.as_numpy_dtype)
         self._resource.set(arr, owned=True)
         self._handle = _EagerHandle(self._resource)
         self._shared_name = base
-        self._initial_value = value
+        self._initial_value = None      # not kept eagerly (as TF): it could alias the value
         self._initializer_op = None
         self._graph_element = None
 
@@ -705,6 +713,8 @@ class ResourceVariable:
 
     @property
     def initial_value(self):
+        if not self._in_graph:
+            raise RuntimeError("This property is not supported when eager execution is enabled.")
         return self._initial_value
 
     @property
