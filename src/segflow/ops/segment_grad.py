@@ -56,10 +56,8 @@ def _rows_of(grad, ids, drop_negative=True):
     return cw.where(so.broadcast_to(_kept(ids, rows), so.shape(rows)), rows, so.zeros_like(rows))
 
 
-def _num_rows(op):
-    """The number of segments of a segment op, as a tensor (its output's first dimension)."""
-    if op.type.startswith("Unsorted"):
-        return op.inputs[2]
+def _sorted_rows(op):
+    """The number of segments of a sorted segment op (its output's first dimension)."""
     return so.shape(op.outputs[0])[0]
 
 
@@ -88,10 +86,10 @@ def _segment_sum_grad(op, grad):
     return _rows_of(grad, op.inputs[1], drop_negative=False), None
 
 
-def _scaled_rows(op, grad, sqrt, drop_negative):
+def _scaled_rows(op, grad, n, sqrt, drop_negative):
     # out[j] = sum(rows of j) / c_j (or / sqrt(c_j)): each row of j gets grad[j] / c_j.
     ids = op.inputs[1]
-    counts = _counts(ids, _num_rows(op), grad.dtype, grad)
+    counts = _counts(ids, n, grad.dtype, grad)
     if sqrt:
         counts = cw.sqrt(counts)
     return _rows_of(cw.realdiv(grad, counts), ids, drop_negative)
@@ -100,32 +98,32 @@ def _scaled_rows(op, grad, sqrt, drop_negative):
 @ops.RegisterGradient("UnsortedSegmentMean")
 def _unsorted_segment_mean_grad(op, grad):
     grad = _dense(grad)
-    return _scaled_rows(op, grad, sqrt=False, drop_negative=_may_drop(op.inputs[1])), None, None
+    return _scaled_rows(op, grad, op.inputs[2], sqrt=False, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("UnsortedSegmentSqrtN")
 def _unsorted_segment_sqrt_n_grad(op, grad):
     grad = _dense(grad)
-    return _scaled_rows(op, grad, sqrt=True, drop_negative=_may_drop(op.inputs[1])), None, None
+    return _scaled_rows(op, grad, op.inputs[2], sqrt=True, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("SegmentMean")
 def _segment_mean_grad(op, grad):
     grad = _dense(grad)
-    return _scaled_rows(op, grad, sqrt=False, drop_negative=False), None
+    return _scaled_rows(op, grad, _sorted_rows(op), sqrt=False, drop_negative=False), None
 
 
 # ----------------------------------------------------------------------------------------------
 # max, min: the gradient goes to the rows equal to their segment's result, split among ties
 
 
-def _extreme_grad(op, grad, drop_negative):
+def _extreme_grad(op, grad, n, drop_negative):
     data, ids = op.inputs[0], op.inputs[1]
     clipped = _clip(ids, drop_negative)
     selected = cw.equal(data, _gather(op.outputs[0], clipped))
     if drop_negative:
         selected = cw.logical_and(selected, _kept(ids, data))
-    num_selected = sg.unsorted_segment_sum(cw.cast(selected, grad.dtype), ids, _num_rows(op))
+    num_selected = sg.unsorted_segment_sum(cw.cast(selected, grad.dtype), ids, n)
     # div_no_nan: a segment with no selected row (empty, or all NaN) passes no gradient.
     share = _gather(cw.div_no_nan(grad, num_selected), clipped)
     return cw.where(selected, share, so.zeros_like(share))
@@ -134,32 +132,32 @@ def _extreme_grad(op, grad, drop_negative):
 @ops.RegisterGradient("UnsortedSegmentMax")
 def _unsorted_segment_max_grad(op, grad):
     grad = _dense(grad)
-    return _extreme_grad(op, grad, drop_negative=_may_drop(op.inputs[1])), None, None
+    return _extreme_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("UnsortedSegmentMin")
 def _unsorted_segment_min_grad(op, grad):
     grad = _dense(grad)
-    return _extreme_grad(op, grad, drop_negative=_may_drop(op.inputs[1])), None, None
+    return _extreme_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("SegmentMax")
 def _segment_max_grad(op, grad):
     grad = _dense(grad)
-    return _extreme_grad(op, grad, drop_negative=False), None
+    return _extreme_grad(op, grad, _sorted_rows(op), drop_negative=False), None
 
 
 @ops.RegisterGradient("SegmentMin")
 def _segment_min_grad(op, grad):
     grad = _dense(grad)
-    return _extreme_grad(op, grad, drop_negative=False), None
+    return _extreme_grad(op, grad, _sorted_rows(op), drop_negative=False), None
 
 
 # ----------------------------------------------------------------------------------------------
 # prod
 
 
-def _prod_grad(op, grad, drop_negative):
+def _prod_grad(op, grad, n, drop_negative):
     # d prod / d x_i is the product of the other rows of i's segment. Per segment, with P the
     # product of its non-zero elements, S the sum of its zero elements (0 in value, but carrying
     # their derivatives) and xs = x with zeros replaced by 1:
@@ -171,7 +169,6 @@ def _prod_grad(op, grad, drop_negative):
     # gradients are right where a plain "0 when there are two zeros" rule would make them wrong.
     # (TF has no gradient for SegmentProd; this one serves both families.)
     x, ids = op.inputs[0], op.inputs[1]
-    n = _num_rows(op)
     clipped = _clip(ids, drop_negative)
     zero = so.zeros_like(x)
     one = so.ones_like(x)
@@ -197,13 +194,13 @@ def _prod_grad(op, grad, drop_negative):
 @ops.RegisterGradient("UnsortedSegmentProd")
 def _unsorted_segment_prod_grad(op, grad):
     grad = _dense(grad)
-    return _prod_grad(op, grad, drop_negative=_may_drop(op.inputs[1])), None, None
+    return _prod_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @ops.RegisterGradient("SegmentProd")
 def _segment_prod_grad(op, grad):
     grad = _dense(grad)
-    return _prod_grad(op, grad, drop_negative=False), None
+    return _prod_grad(op, grad, _sorted_rows(op), drop_negative=False), None
 
 
 # ----------------------------------------------------------------------------------------------
