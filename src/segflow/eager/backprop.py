@@ -57,19 +57,22 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
         grads.setdefault(id(t), []).append(g)
     get = grads.get
     for r in reversed(useful):
-        out_grads = []
-        any_grad = False
-        for o in r.outputs:
-            lst = get(id(o))
-            if lst:
-                g = lst[0] if len(lst) == 1 else aggregate(lst)
-                lst[:] = (g,)
-                any_grad = any_grad or g is not None
-            else:
-                g = None
-            out_grads.append(g)
-        if not any_grad:
-            continue
+        outputs = r.outputs
+        if len(outputs) == 1:  # the common case, without the general loop below
+            lst = get(id(outputs[0]))
+            if not lst:
+                continue
+            g = lst[0] if len(lst) == 1 else _aggregate_into(lst)
+            if g is None:
+                continue
+            out_grads = [g]
+        else:
+            out_grads = []
+            for o in outputs:
+                lst = get(id(o))
+                out_grads.append((lst[0] if len(lst) == 1 else _aggregate_into(lst)) if lst else None)
+            if all(g is None for g in out_grads):
+                continue
         grad_fn = lookup_grad_fn(r)
         if grad_fn is None:
             continue
@@ -77,7 +80,11 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
         if len(inputs) > 1:
             # Lets gradient functions skip work for inputs off every path from a source (the
             # constant factor of a Mul); their gradients would be dropped below anyway.
-            r.skip_input_indices = tuple(i for i, x in enumerate(inputs) if id(x) not in reach) or None
+            skip = None
+            for i, x in enumerate(inputs):
+                if id(x) not in reach:
+                    skip = (i,) if skip is None else skip + (i,)
+            r.skip_input_indices = skip
         in_grads = call_grad_fn(grad_fn, r, out_grads)
         for x, g in zip(inputs, in_grads):
             if g is not None and id(x) in reach and is_backpropagatable(x):
@@ -93,6 +100,13 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
             g = array_ops.zeros_like(s) if s.dtype != dtypes.resource else _zeros_for_handle(s)
         result.append(g)
     return result
+
+
+def _aggregate_into(lst):
+    """Sums the gradients in `lst` and leaves just the sum there (a source can also be an output)."""
+    g = aggregate(lst)
+    lst[:] = (g,)
+    return g
 
 
 def _zeros_for_handle(handle):
