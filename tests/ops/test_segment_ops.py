@@ -768,3 +768,57 @@ def test_gradients_with_shapes_known_only_at_run_time():
         for kind in SPARSE:
             g = sf.gradients(sf.reduce_sum(SPARSE_FN[kind](x, [0, 0, 5], sids) * w), x)[0]
             assert sess.run(g, {x: x0.reshape(6, 2), sids: [0, 1, 3]}).shape == (6, 2)
+
+
+# ----------------------------------------------------------------------------------------------
+# Property tests through the ops, and gradients in low precision
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PROPERTY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(st.data())
+def test_property_ops_match_references(draw):
+    rng = np.random.default_rng(draw.draw(st.integers(0, 2**32 - 1)))
+    n = draw.draw(st.integers(0, 40))
+    tail = tuple(draw.draw(st.lists(st.integers(1, 3), max_size=2)))
+    S = draw.draw(st.integers(0, 12))
+    data = rng.normal(size=(n,) + tail)
+    ids = rng.integers(-2, S, n) if S else np.full(n, -1)
+    for kind in UNSORTED:
+        np.testing.assert_allclose(UNSORTED_FN[kind](data, ids, S).numpy(), ref_unsorted(kind, data, ids, S),
+                                   rtol=1e-12, atol=1e-12)
+    sids = np.sort(rng.integers(0, max(S, 1), n))
+    for kind in SORTED:
+        np.testing.assert_allclose(SORTED_FN[kind](data, sids).numpy(), ref_sorted(kind, data, sids),
+                                   rtol=1e-12, atol=1e-12)
+    if n:
+        m = draw.draw(st.integers(0, 30))
+        indices = rng.integers(0, n, m)
+        sids = np.sort(rng.integers(0, max(S, 1), m))
+        for kind in SPARSE:
+            got = SPARSE_FN[kind](data, indices, sids, num_segments=max(S, 1)).numpy()
+            np.testing.assert_allclose(got, ref_sparse(kind, data, indices, sids, max(S, 1)), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:overflow")  # empty max/min segments hold the dtype's extremes
+@pytest.mark.parametrize("dtype", [np.float16, BF16, np.float32])
+@pytest.mark.parametrize("f", ALL_FNS)
+def test_gradients_in_low_precision(dtype, f):
+    # The same gradient as in float64, to the dtype's precision.
+    x64 = distinct((7, 2))
+    shape = f(sf.constant(x64)).numpy().shape
+    w = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape) / 4
+    grads = []
+    for x0 in (x64, x64.astype(dtype)):
+        x = sf.constant(x0)
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = sf.reduce_sum(f(x) * w.astype(x0.dtype))
+        g = tape.gradient(y, x).numpy()
+        assert g.dtype == x0.dtype
+        grads.append(g.astype(np.float64))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=3e-2, atol=3e-2)
