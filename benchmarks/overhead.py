@@ -278,21 +278,28 @@ def _fmt(seconds, unit):
     return "-" if seconds is None else f"{seconds * _UNIT_SCALE[unit]:.1f}"
 
 
-def format_table(results):
+def format_table(results, before=None, markdown=False):
+    """The results as a text table (or a Markdown one); `before` adds a column of earlier segflow
+    numbers (a `--json` file of a previous run)."""
     ours = results.get("segflow", {})
     others = [n for n in ("tensorflow", "torch") if n in results]
-    head = ["benchmark", "unit", "segflow", "target", "met"]
+    head = ["benchmark", "unit"] + (["before"] if before else []) + ["segflow", "target", "met"]
     for n in others:
         head += [n, f"{n}/segflow"]
     rows = [head]
     for key, desc, unit, target in ROWS:
         s = ours.get(key)
         met = "-" if target is None or s is None else ("yes" if s * _UNIT_SCALE[unit] <= target else "NO")
-        row = [desc, unit, _fmt(s, unit), "-" if target is None else f"<= {target:g}", met]
+        row = [desc, unit] + ([_fmt(before.get(key), unit)] if before else [])
+        row += [_fmt(s, unit), "-" if target is None else f"<= {target:g}", met]
         for n in others:
             v = results[n].get(key)
             row += [_fmt(v, unit), "-" if v is None or not s else f"{v / s:.1f}x"]
         rows.append(row)
+    if markdown:
+        lines = ["| " + " | ".join(r) + " |" for r in rows]
+        lines.insert(1, "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|")
+        return "\n".join(lines)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = []
     for i, r in enumerate(rows):
@@ -310,13 +317,24 @@ def main(argv=None):
     p.add_argument("--json", help="also write the raw results (seconds) to this file")
     p.add_argument("--timer", choices=("wall", "cpu"), default="wall",
                    help="wall-clock (default) or process CPU time (steadier on a busy machine)")
+    p.add_argument("--before", help="a --json file of an earlier run: show its segflow numbers beside")
+    p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    p.add_argument("--table-only", metavar="JSON", help="print the table of a saved --json run; time nothing")
     args = p.parse_args(argv)
     global _timer
     _timer = time.perf_counter if args.timer == "wall" else time.process_time
+    before = None
+    if args.before:
+        with open(args.before) as f:
+            before = json.load(f).get("segflow")
+    if args.table_only:
+        with open(args.table_only) as f:
+            print(format_table(json.load(f), before, args.markdown))
+        return 0
     results = run(args.quick, tuple(args.only) if args.only else ("segflow", "tensorflow", "torch"))
     print(f"Framework overhead ({args.timer} time, median; ratio = other / segflow, higher is better "
           "for segflow)")
-    print(format_table(results))
+    print(format_table(results, before, args.markdown))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
