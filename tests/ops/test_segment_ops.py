@@ -282,6 +282,17 @@ def test_faces_share_one_definition():
 # Ties
 
 
+def gradient_value(mode, f, x0):
+    """The gradient of the scalar f at x0: GradientTape eagerly, sf.gradients in a graph."""
+    x = sf.constant(x0)
+    if mode.eager:
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        return tape.gradient(y, x).numpy()
+    return mode.evaluate(sf.gradients(f(x), x)[0])
+
+
 def test_max_min_ties_split_the_gradient(mode):
     data = np.array([[1.0, 5.0], [3.0, 5.0], [3.0, 4.0], [2.0, 2.0], [9.0, 9.0]])
     ids = np.array([0, 0, 0, 1, -1])
@@ -289,26 +300,12 @@ def test_max_min_ties_split_the_gradient(mode):
     want_max = np.array([[0, 5], [0.5, 5], [0.5, 0], [100, 1000], [0, 0]], np.float64)
     want_min = np.array([[1, 0], [0, 0], [0, 10], [100, 1000], [0, 0]], np.float64)
     for fn, want in ((sf.math.unsorted_segment_max, want_max), (sf.math.unsorted_segment_min, want_min)):
-        x = sf.constant(data)
-        if mode.eager:
-            with sf.GradientTape() as tape:
-                tape.watch(x)
-                y = sf.reduce_sum(fn(x, ids, 2) * w)
-            g = tape.gradient(y, x)
-        else:
-            g = sf.gradients(sf.reduce_sum(fn(x, ids, 2) * w), x)[0]
-        np.testing.assert_array_equal(mode.evaluate(g), want)
+        got = gradient_value(mode, lambda x: sf.reduce_sum(fn(x, ids, 2) * w), data)
+        np.testing.assert_array_equal(got, want)
     # The sorted ops split ties the same way.
     for fn, want in ((sf.math.segment_max, want_max[:4]), (sf.math.segment_min, want_min[:4])):
-        x = sf.constant(data[:4])
-        if mode.eager:
-            with sf.GradientTape() as tape:
-                tape.watch(x)
-                y = sf.reduce_sum(fn(x, ids[:4]) * w)
-            g = tape.gradient(y, x)
-        else:
-            g = sf.gradients(sf.reduce_sum(fn(x, ids[:4]) * w), x)[0]
-        np.testing.assert_array_equal(mode.evaluate(g), want)
+        got = gradient_value(mode, lambda x: sf.reduce_sum(fn(x, ids[:4]) * w), data[:4])
+        np.testing.assert_array_equal(got, want)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -484,33 +481,19 @@ def test_gradient_matches_segment_sum(dtype):
 
 
 def test_dropped_rows_get_zero_gradient(mode):
-    x = sf.constant(np.ones((4, 2)))
     ids = np.array([1, -1, 0, -3])
     for fn in (sf.math.unsorted_segment_sum, sf.math.unsorted_segment_mean, sf.math.unsorted_segment_prod,
                sf.math.unsorted_segment_max, sf.math.unsorted_segment_sqrt_n):
-        if mode.eager:
-            with sf.GradientTape() as tape:
-                tape.watch(x)
-                y = sf.reduce_sum(fn(x, ids, 2))
-            g = tape.gradient(y, x)
-        else:
-            g = sf.gradients(sf.reduce_sum(fn(x, ids, 2)), x)[0]
-        np.testing.assert_array_equal(mode.evaluate(g)[[1, 3]], 0)
-        np.testing.assert_array_equal(mode.evaluate(g)[[0, 2]], 1)
+        got = gradient_value(mode, lambda x: sf.reduce_sum(fn(x, ids, 2)), np.ones((4, 2)))
+        np.testing.assert_array_equal(got, [[1, 1], [0, 0], [1, 1], [0, 0]])
 
 
 def test_mean_gradient_values(mode):
     # Hand-derived: segment 0 has 3 rows (1/3 each), segment 1 one row; sqrt_n: 1/sqrt(3), 1.
-    x = sf.constant(np.ones(5))
     ids = [0, 1, 0, -1, 0]
     for fn, a in ((sf.math.unsorted_segment_mean, 1 / 3), (sf.math.unsorted_segment_sqrt_n, 1 / np.sqrt(3))):
-        g = sf.gradients(sf.reduce_sum(fn(x, ids, 3)), x)[0] if not mode.eager else None
-        if mode.eager:
-            with sf.GradientTape() as tape:
-                tape.watch(x)
-                y = sf.reduce_sum(fn(x, ids, 3))
-            g = tape.gradient(y, x)
-        np.testing.assert_allclose(mode.evaluate(g), [a, 1, a, 0, a])
+        got = gradient_value(mode, lambda x: sf.reduce_sum(fn(x, ids, 3)), np.ones(5))
+        np.testing.assert_allclose(got, [a, 1, a, 0, a])
 
 
 # ----------------------------------------------------------------------------------------------
