@@ -1,0 +1,59 @@
+"""Unique values of 1-D integer arrays in order of first appearance, by hashing (TF's Unique).
+
+`unique_int(x, out_idx)` returns (y, idx, count): the distinct values of `x` in the order they first
+appear, the position in y of every element of x, and how often each value occurs. One serial pass
+over x with an open-addressing hash table (linear probing, a table of at least twice len(x)
+slots), so it costs O(n), not a sort, and the result never depends on threads. Only int32/int64
+inputs take this path (callers keep a sort-based path for other dtypes and for a missing Numba).
+"""
+import numpy as np
+
+from segflow.kernels._common import HAVE_NUMBA, njit
+
+__all__ = ["unique_int", "HAVE_NUMBA"]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True)
+def _unique_hash(x, idx, bits):
+    n = x.shape[0]
+    cap = 1 << bits
+    mask = cap - 1
+    shift = np.uint64(64 - bits)
+    # slot h holds (key, position in y) side by side: one cache line per probe; position -1: empty
+    table = np.empty((cap, 2), np.int64)
+    table[:, 1] = -1
+    y = np.empty(n, x.dtype)
+    count = np.zeros(n, np.int64)
+    k = 0
+    for i in range(n):
+        v = np.int64(x[i])
+        h = np.int64((np.uint64(v) * _GOLDEN) >> shift)
+        while True:
+            p = table[h, 1]
+            if p < 0:
+                table[h, 0] = v
+                table[h, 1] = k
+                y[k] = x[i]
+                p = k
+                k += 1
+                break
+            if table[h, 0] == v:
+                break
+            h = (h + 1) & mask
+        idx[i] = p
+        count[p] += 1
+    return y[:k].copy(), count[:k].copy()
+
+
+def unique_int(x, out_idx=np.int32):
+    """(y, idx, count) of 1-D int32/int64 `x`: distinct values in order of first appearance, the
+    position in y of each element (dtype `out_idx`), and each value's count (dtype `out_idx`)."""
+    x = np.ascontiguousarray(x)
+    out_idx = np.dtype(out_idx)
+    n = x.shape[0]
+    idx = np.empty(n, out_idx)
+    bits = max(4, int(2 * n - 1).bit_length())     # 2**bits >= 2n: load factor <= 1/2
+    y, count = _unique_hash(x, idx, bits)
+    return y, idx, count.astype(out_idx, copy=False)
