@@ -688,7 +688,7 @@ def test_large_inputs_match_reference(D):
     out = np.zeros((300,) + data.shape[1:])
     np.add.at(out, ids, data)
     np.testing.assert_allclose(sf.math.segment_sum(data, ids).numpy(), out, rtol=1e-9, atol=1e-9)
-    # Long runs of gathered rows (one column, too: kernels/segment.py mishandles it, the op works around).
+    # Long runs of gathered rows, one column too (a kernel revision once read those rows in place).
     indices = rng.integers(0, n, n)
     for S in (300, 60000):
         ids = np.sort(rng.integers(0, S, n))

@@ -170,13 +170,6 @@ def _sorted_kernel(kind):
 
 def _sparse_kernel(kind):
     def kernel(data, indices, segment_ids, num_segments=None):
-        if data.ndim >= 1 and data[:1].size == 1:
-            # Workaround: kernels.segment.sparse_segment_reduce reads one-column data in place,
-            # ignoring `indices`, when runs are long (its `_runs_block` D == 1 branch). Two
-            # columns take the gathering path; column 0 is the answer.
-            two = np.repeat(data.reshape(data.shape[0], 1), 2, axis=1)
-            out = segment.sparse_segment_reduce(kind, two, indices, segment_ids, num_segments)
-            return np.ascontiguousarray(out[:, 0]).reshape((out.shape[0],) + data.shape[1:])
         return segment.sparse_segment_reduce(kind, data, indices, segment_ids, num_segments)
     kernel.__name__ = f"sparse_segment_{kind}"
     return kernel
