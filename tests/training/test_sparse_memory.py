@@ -9,7 +9,8 @@ an IndexedSlices, duplicates are summed with unique + unsorted_segment_sum, the 
 ResourceGather (rows only) and updated with scatter ops in place (no copy-on-write copy).
 
 AdamOptimizer (TF-faithful: the moments of every row decay each step) may touch the whole slot, but
-only in place; it must not allocate a new table-sized array either.
+only in place; it must not allocate a new table-sized array either (its sparse step is one fused op,
+ResourceSparseApplyAdam, checked here bit for bit against the unfused assign/scatter_add ops).
 """
 import gc
 import tracemalloc
@@ -20,7 +21,8 @@ import pytest
 import segflow as sf
 from segflow.client.session import Session
 from segflow.framework import ops
-from segflow.training import training
+from segflow.ops import math_ops
+from segflow.training import adam, training
 
 train = training.namespace()
 
@@ -29,12 +31,7 @@ TABLE_BYTES = ROWS * DIM * 4                # 256 MB
 LIMIT = TABLE_BYTES // 4                    # the step's extra allocations stay far below one table
 
 OPTIMIZERS = {"lazy_adam": train.LazyAdamOptimizer, "adam": train.AdamOptimizer}
-_ADAM_TEMPORARIES = (
-    "AdamOptimizer's sparse path decays the moments with m.assign(m * b1) / v.assign(v * b2) "
-    "(training/adam.py _decayed_moments: m * b1 is a new table-sized array, and AssignVariableOp copies "
-    "it again) and updates var with var.assign_sub(lr * m_t / (sqrt(v_t) + eps)) (_apply_sparse: "
-    "several table-sized temporaries); peak ~1.3 GB eager, ~2 GB graph")
-NAMES = ["lazy_adam", pytest.param("adam", marks=pytest.mark.xfail(reason=_ADAM_TEMPORARIES, run=False))]
+NAMES = ["lazy_adam", "adam"]
 
 
 def _data():
@@ -112,3 +109,36 @@ def test_graph_step_allocates_no_table_sized_array(opt_name):
         finally:
             sess.close()
     _check(peak, f"graph {opt_name}")
+
+
+class _UnfusedAdam(adam.AdamOptimizer):
+    """AdamOptimizer's sparse step written with the unfused ops (table-sized temporaries)."""
+
+    def _apply_sparse(self, grad, var):
+        lr, b1, b2, eps = self._hyper(var)
+        m_t, v_t = self._decayed_moments(grad, var, b1, b2)
+        update = var.assign_sub(lr * m_t / (math_ops.sqrt(v_t) + eps), read_value=False)
+        from segflow.training import optimizer
+        return optimizer._group(update, m_t, v_t)
+
+
+def test_fused_sparse_adam_matches_unfused_ops(mode):
+    rng = np.random.default_rng(3)
+    init = rng.standard_normal((50, 3, 2)).astype(np.float32)
+    steps = [(rng.integers(0, 50, 30), rng.standard_normal((30, 3, 2)).astype(np.float32)) for _ in range(3)]
+    results = []
+    for cls in (_UnfusedAdam, train.AdamOptimizer):
+        var = sf.Variable(init)
+        opt = cls(0.05)
+        grads = [ops.IndexedSlices(sf.constant(g), sf.constant(i), sf.constant([50, 3, 2])) for i, g in steps]
+        if mode.eager:
+            for g in grads:
+                opt.apply_gradients([(g, var)])
+        else:
+            train_ops = [opt.apply_gradients([(g, var)]) for g in grads]
+            mode.evaluate(sf.global_variables_initializer())
+            for t in train_ops:
+                mode.evaluate(t)
+        results.append([mode.evaluate(x) for x in (var, opt.get_slot(var, "m"), opt.get_slot(var, "v"))])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, want)

@@ -21,7 +21,7 @@ They differ for sparse gradients (IndexedSlices, duplicates summed first):
 """
 from segflow.framework import ops
 from segflow.ops import array_ops, math_ops
-from segflow.training import optimizer
+from segflow.training import optimizer, training_ops
 
 __all__ = ["AdamOptimizer", "LazyAdamOptimizer"]
 
@@ -93,11 +93,12 @@ class AdamOptimizer(optimizer.Optimizer):
         return m_t, v_t
 
     def _apply_sparse(self, grad, var):
+        # One fused in-place op (training_ops.py): the same arithmetic as _decayed_moments followed by
+        # var.assign_sub(lr * m_t / (sqrt(v_t) + eps)), without temporaries of the table's size.
         lr, b1, b2, eps = self._hyper(var)
-        m_t, v_t = self._decayed_moments(grad, var, b1, b2)
-        var_update = var.assign_sub(lr * m_t / (math_ops.sqrt(v_t) + eps), use_locking=self._use_locking,
-                                    read_value=False)
-        return optimizer._group(var_update, m_t, v_t)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        return optimizer._group(training_ops.resource_sparse_apply_adam(var, m, v, lr, b1, b2, eps, grad.values,
+                                                                        grad.indices))
 
     def _finish(self, update_ops, name_scope):
         # The beta powers advance once per step, after every variable's update has read them.

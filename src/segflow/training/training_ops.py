@@ -1,0 +1,92 @@
+"""Fused optimizer updates of variables (TF's `training_ops`), for updates that would otherwise
+build temporaries of the table's size.
+
+`ResourceSparseApplyAdam`: AdamOptimizer's sparse step with TF's dense-faithful semantics (every
+row's moments decay; every row of var moves), done in place on var, m and v:
+
+    m   *= beta1;  m[indices] += (1 - beta1) * grad          (duplicates all add)
+    v   *= beta2;  v[indices] += (1 - beta2) * grad * grad
+    var -= lr * m / (sqrt(v) + epsilon)
+
+with the same operations, in the same order and dtype, as the unfused
+`m.assign(m * beta1).scatter_add(...)` / `var.assign_sub(lr * m / (sqrt(v) + epsilon))`, but the
+whole-table parts run over blocks of rows, so no new array of the table's size is made (only the
+copy-on-write copy of a slot or var whose current value someone still holds). Indices are
+validated before anything is written.
+"""
+import math
+
+import numpy as np
+
+from segflow.framework import dtypes, errors, ops
+from segflow.framework.op_def import register_op
+from segflow.kernels import BadInput, scatter
+from segflow.ops import resource_variable_ops as rvo
+
+__all__ = ["resource_sparse_apply_adam"]
+
+_BLOCK_BYTES = 4 << 20        # the whole-table parts work on blocks of rows of about this size
+
+
+def _infer_sparse_apply_adam(op, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
+    for name, h in (("var", var), ("m", m), ("v", v)):
+        if h.dtype != dtypes.resource:
+            raise errors.invalid_input(op, name, f"must be a variable handle (dtype resource), not {h.dtype.name}")
+    if indices.dtype not in (dtypes.int32, dtypes.int64):
+        raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
+    for name, t in (("lr", lr), ("beta1", beta1), ("beta2", beta2), ("epsilon", epsilon)):
+        if t.dtype != grad.dtype:
+            raise errors.invalid_input(op, name, f"has dtype {t.dtype.name}, grad has {grad.dtype.name}")
+        if t.shape.rank not in (None, 0):
+            raise errors.invalid_input(op, name, f"must be a scalar, got shape {t.shape}")
+    return []
+
+
+def _sparse_apply_adam_kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
+    rv, rm, rs = rvo._res(var), rvo._res(m), rvo._res(v)
+    table = rv.peek()
+    for name, r in (("m", rm), ("v", rs)):
+        if r.peek().shape != table.shape or r.peek().dtype != table.dtype:
+            raise BadInput(name, f"shape {r.peek().shape} / dtype {r.peek().dtype} differs from var "
+                                 f"'{rv.name}' ({table.shape}, {table.dtype})")
+    rows, g = rvo._rows_and_updates(rv, table, indices, grad)      # validates before any write
+    n = table.shape[0]
+    d = math.prod(table.shape[1:])
+    g = g.reshape(rows.size, d)
+    W = rv.writable().reshape(n, d)
+    M = rm.writable().reshape(n, d)
+    V = rs.writable().reshape(n, d)
+    one = table.dtype.type(1)
+    block = max(1, _BLOCK_BYTES // max(1, d * table.dtype.itemsize))
+    for a in range(0, n, block):
+        M[a:a + block] *= beta1
+        V[a:a + block] *= beta2
+    if rows.size:
+        scatter.scatter_rows(M, rows, g * (one - beta1), "add")
+        scatter.scatter_rows(V, rows, g * g * (one - beta2), "add")
+    for a in range(0, n, block):
+        step = lr * M[a:a + block]
+        denom = np.sqrt(V[a:a + block])
+        denom += epsilon
+        step /= denom
+        W[a:a + block] -= step
+    return ()
+
+
+register_op("ResourceSparseApplyAdam",
+            inputs=("var", "m", "v", "lr", "beta1", "beta2", "epsilon", "grad", "indices"),
+            attrs={"T": "grad", "Tindices": "indices"}, infer=_infer_sparse_apply_adam,
+            kernel=_sparse_apply_adam_kernel, stateful=True, num_outputs=0)
+ops.NotDifferentiable("ResourceSparseApplyAdam")
+
+
+def resource_sparse_apply_adam(var, m, v, lr, beta1, beta2, epsilon, grad, indices, name=None):
+    """Adam's dense-faithful sparse step on variables var, m, v (see the module docstring).
+
+    lr, beta1, beta2, epsilon: scalar tensors of var's dtype (lr with Adam's bias correction);
+    grad: `indices.shape + var.shape[1:]`. Returns the Operation (graph), None (eagerly).
+    """
+    ctrl = getattr(var, "_ctrl", None)
+    with (ctrl() if ctrl is not None else rvo._null_ctx()):
+        return rvo._apply_no_output("ResourceSparseApplyAdam", var.handle, m.handle, v.handle, lr, beta1, beta2,
+                                    epsilon, grad, indices, name=name)
