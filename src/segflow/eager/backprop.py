@@ -19,6 +19,8 @@ __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function",
 
 
 def _source(x):
+    if type(x) is ops.EagerTensor:  # the common case, without probing for attributes
+        return x
     if isinstance(x, ops._Reference):
         x = x.deref()
     if hasattr(x, "_gradient_source"):
@@ -159,6 +161,9 @@ class GradientTape:
         if self._tape is None:
             raise ValueError("GradientTape.watch called outside the tape's `with` block")
         for t in nest.flatten(tensor):
+            if type(t) is ops.EagerTensor:  # the common case
+                self._tape.watch(t)
+                continue
             src = _source(t)
             if hasattr(t, "_gradient_source"):
                 self._tape.watched_variables.append(t)

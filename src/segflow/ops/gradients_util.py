@@ -63,15 +63,16 @@ def is_backpropagatable(t):
 def call_grad_fn(grad_fn, op, out_grads):
     """Calls `grad_fn(op, *out_grads)`, filling missing output gradients with zeros, and checks that
     it returns one gradient per input."""
-    if None in out_grads:  # only then are zeros needed (Tensor `==` is identity, so this is exact)
-        from segflow.ops import array_ops
-        filled = []
-        for g, out in zip(out_grads, op.outputs):
-            if g is None and is_backpropagatable(out) and out.dtype != dtypes.resource:
-                g = array_ops.zeros_like(out)
-            filled.append(g)
-    else:
-        filled = out_grads
+    filled = out_grads
+    for g in out_grads:
+        if g is None:  # only then are zeros needed (and array_ops imported)
+            from segflow.ops import array_ops
+            filled = []
+            for dy, out in zip(out_grads, op.outputs):
+                if dy is None and is_backpropagatable(out) and out.dtype != dtypes.resource:
+                    dy = array_ops.zeros_like(out)
+                filled.append(dy)
+            break
     result = grad_fn(op, *filled)
     if type(result) is not list:
         if isinstance(result, (ops.Tensor, ops.IndexedSlices)) or result is None:
