@@ -10,7 +10,8 @@ ResourceGather (rows only) and updated with scatter ops in place (no copy-on-wri
 
 AdamOptimizer (TF-faithful: the moments of every row decay each step) may touch the whole slot, but
 only in place; it must not allocate a new table-sized array either (its sparse step is one fused op,
-ResourceSparseApplyAdam, checked here bit for bit against the unfused assign/scatter_add ops).
+ResourceSparseApplyAdam; LazyAdam's is ResourceSparseApplyLazyAdam: both checked here bit for bit
+against the unfused ops).
 """
 import gc
 import tracemalloc
@@ -21,8 +22,8 @@ import pytest
 import segflow as sf
 from segflow.client.session import Session
 from segflow.framework import ops
-from segflow.ops import math_ops
-from segflow.training import adam, training
+from segflow.ops import array_ops, math_ops
+from segflow.training import adam, optimizer, training
 
 train = training.namespace()
 
@@ -118,16 +119,33 @@ class _UnfusedAdam(adam.AdamOptimizer):
         lr, b1, b2, eps = self._hyper(var)
         m_t, v_t = self._decayed_moments(grad, var, b1, b2)
         update = var.assign_sub(lr * m_t / (math_ops.sqrt(v_t) + eps), read_value=False)
-        from segflow.training import optimizer
         return optimizer._group(update, m_t, v_t)
 
 
-def test_fused_sparse_adam_matches_unfused_ops(mode):
+class _UnfusedLazyAdam(adam.LazyAdamOptimizer):
+    """LazyAdamOptimizer's sparse step written with gather / scatter_update / scatter_sub."""
+
+    def _apply_sparse(self, grad, var):
+        lr, b1, b2, eps = self._hyper(var)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        idx, g = grad.indices, grad.values
+        m_rows = b1 * array_ops.gather(m, idx) + (1 - b1) * g
+        v_rows = b2 * array_ops.gather(v, idx) + (1 - b2) * g * g
+        m_t = m.scatter_update(ops.IndexedSlices(m_rows, idx))
+        v_t = v.scatter_update(ops.IndexedSlices(v_rows, idx))
+        update = var.scatter_sub(ops.IndexedSlices(lr * m_rows / (math_ops.sqrt(v_rows) + eps), idx))
+        return optimizer._group(update, m_t, v_t)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("fused, unfused", [(train.AdamOptimizer, _UnfusedAdam),
+                                            (train.LazyAdamOptimizer, _UnfusedLazyAdam)])
+def test_fused_sparse_steps_match_unfused_ops(mode, fused, unfused, dtype):
     rng = np.random.default_rng(3)
-    init = rng.standard_normal((50, 3, 2)).astype(np.float32)
-    steps = [(rng.integers(0, 50, 30), rng.standard_normal((30, 3, 2)).astype(np.float32)) for _ in range(3)]
+    init = rng.standard_normal((50, 3, 2)).astype(dtype)
+    steps = [(rng.integers(0, 50, 30), rng.standard_normal((30, 3, 2)).astype(dtype)) for _ in range(3)]
     results = []
-    for cls in (_UnfusedAdam, train.AdamOptimizer):
+    for cls in (unfused, fused):
         var = sf.Variable(init)
         opt = cls(0.05)
         grads = [ops.IndexedSlices(sf.constant(g), sf.constant(i), sf.constant([50, 3, 2])) for i, g in steps]

@@ -20,7 +20,7 @@ They differ for sparse gradients (IndexedSlices, duplicates summed first):
   Other rows' moments do not decay. The work is proportional to the rows in the gradient.
 """
 from segflow.framework import ops
-from segflow.ops import array_ops, math_ops
+from segflow.ops import math_ops
 from segflow.training import optimizer, training_ops
 
 __all__ = ["AdamOptimizer", "LazyAdamOptimizer"]
@@ -130,13 +130,10 @@ class LazyAdamOptimizer(AdamOptimizer):
         super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name)
 
     def _apply_sparse(self, grad, var):
+        # One fused op (training_ops.py) over the gathered rows, with the arithmetic of
+        #   m_rows = b1 * gather(m, idx) + (1 - b1) * g;  v_rows = b2 * gather(v, idx) + (1 - b2) * g * g
+        #   m.scatter_update(m_rows); v.scatter_update(v_rows); var.scatter_sub(lr * m_rows / (sqrt(v_rows) + eps))
         lr, b1, b2, eps = self._hyper(var)
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
-        idx, g = grad.indices, grad.values
-        m_rows = b1 * array_ops.gather(m, idx) + (1 - b1) * g
-        v_rows = b2 * array_ops.gather(v, idx) + (1 - b2) * g * g
-        m_t = m.scatter_update(ops.IndexedSlices(m_rows, idx), use_locking=self._use_locking)
-        v_t = v.scatter_update(ops.IndexedSlices(v_rows, idx), use_locking=self._use_locking)
-        var_update = var.scatter_sub(ops.IndexedSlices(lr * m_rows / (math_ops.sqrt(v_rows) + eps), idx),
-                                     use_locking=self._use_locking)
-        return optimizer._group(var_update, m_t, v_t)
+        return optimizer._group(training_ops.resource_sparse_apply_lazy_adam(var, m, v, lr, b1, b2, eps,
+                                                                             grad.values, grad.indices))

@@ -13,6 +13,10 @@ with the same operations, in the same order and dtype, as the unfused
 whole-table parts run over blocks of rows, so no new array of the table's size is made (only the
 copy-on-write copy of a slot or var whose current value someone still holds). Indices are
 validated before anything is written.
+
+`ResourceSparseApplyLazyAdam`: LazyAdamOptimizer's sparse step (only the rows named: their moments
+updated and written back, their var rows moved), in one pass over those rows in place
+(kernels/training.py), with the arithmetic of the unfused gather / scatter_update / scatter_sub ops.
 """
 import math
 
@@ -21,9 +25,10 @@ import numpy as np
 from segflow.framework import dtypes, errors, ops
 from segflow.framework.op_def import register_op
 from segflow.kernels import BadInput, scatter
+from segflow.kernels import training as training_kernels
 from segflow.ops import resource_variable_ops as rvo
 
-__all__ = ["resource_sparse_apply_adam"]
+__all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam"]
 
 _BLOCK_BYTES = 4 << 20        # the whole-table parts work on blocks of rows of about this size
 
@@ -42,20 +47,27 @@ def _infer_sparse_apply_adam(op, var, m, v, lr, beta1, beta2, epsilon, grad, ind
     return []
 
 
-def _sparse_apply_adam_kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
+def _validated(var, m, v, grad, indices):
+    """(W, M, V, rows, g): var, m, v as writable 2-D arrays and the gradient as one row per index,
+    everything checked before anything is written."""
     rv, rm, rs = rvo._res(var), rvo._res(m), rvo._res(v)
     table = rv.peek()
     for name, r in (("m", rm), ("v", rs)):
         if r.peek().shape != table.shape or r.peek().dtype != table.dtype:
             raise BadInput(name, f"shape {r.peek().shape} / dtype {r.peek().dtype} differs from var "
                                  f"'{rv.name}' ({table.shape}, {table.dtype})")
-    rows, g = rvo._rows_and_updates(rv, table, indices, grad)      # validates before any write
+    rows, g = rvo._rows_and_updates(rv, table, indices, grad)
     n = table.shape[0]
     d = math.prod(table.shape[1:])
-    g = g.reshape(rows.size, d)
-    W = rv.writable().reshape(n, d)
-    M = rm.writable().reshape(n, d)
-    V = rs.writable().reshape(n, d)
+    return (rv.writable().reshape(n, d), rm.writable().reshape(n, d), rs.writable().reshape(n, d), rows,
+            g.reshape(rows.size, d))
+
+
+def _sparse_apply_adam_kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
+    W, M, V, rows, g = _validated(var, m, v, grad, indices)
+    table = W
+    n = table.shape[0]
+    d = table.shape[1]
     one = table.dtype.type(1)
     block = max(1, _BLOCK_BYTES // max(1, d * table.dtype.itemsize))
     for a in range(0, n, block):
@@ -64,15 +76,27 @@ def _sparse_apply_adam_kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad,
     if rows.size:
         scatter.scatter_rows(M, rows, g * (one - beta1), "add")
         scatter.scatter_rows(V, rows, g * g * (one - beta2), "add")
-    for a in range(0, n, block):
-        step = lr * M[a:a + block]
-        denom = np.sqrt(V[a:a + block])
-        denom += epsilon
-        step /= denom
-        W[a:a + block] -= step
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):    # as the unfused ops: inf/nan, no warning
+        for a in range(0, n, block):
+            step = lr * M[a:a + block]
+            denom = np.sqrt(V[a:a + block])
+            denom += epsilon
+            step /= denom
+            W[a:a + block] -= step
     return ()
 
 
+def _sparse_apply_lazy_adam_kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
+    W, M, V, rows, g = _validated(var, m, v, grad, indices)
+    training_kernels.lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon)
+    return ()
+
+
+register_op("ResourceSparseApplyLazyAdam",
+            inputs=("var", "m", "v", "lr", "beta1", "beta2", "epsilon", "grad", "indices"),
+            attrs={"T": "grad", "Tindices": "indices"}, infer=_infer_sparse_apply_adam,
+            kernel=_sparse_apply_lazy_adam_kernel, stateful=True, num_outputs=0)
+ops.NotDifferentiable("ResourceSparseApplyLazyAdam")
 register_op("ResourceSparseApplyAdam",
             inputs=("var", "m", "v", "lr", "beta1", "beta2", "epsilon", "grad", "indices"),
             attrs={"T": "grad", "Tindices": "indices"}, infer=_infer_sparse_apply_adam,
@@ -90,3 +114,12 @@ def resource_sparse_apply_adam(var, m, v, lr, beta1, beta2, epsilon, grad, indic
     with (ctrl() if ctrl is not None else rvo._null_ctx()):
         return rvo._apply_no_output("ResourceSparseApplyAdam", var.handle, m.handle, v.handle, lr, beta1, beta2,
                                     epsilon, grad, indices, name=name)
+
+
+def resource_sparse_apply_lazy_adam(var, m, v, lr, beta1, beta2, epsilon, grad, indices, name=None):
+    """LazyAdam's sparse step on the rows `indices` of variables var, m, v (see the module docstring).
+    Returns the Operation (graph), None (eagerly)."""
+    ctrl = getattr(var, "_ctrl", None)
+    with (ctrl() if ctrl is not None else rvo._null_ctx()):
+        return rvo._apply_no_output("ResourceSparseApplyLazyAdam", var.handle, m.handle, v.handle, lr, beta1,
+                                    beta2, epsilon, grad, indices, name=name)

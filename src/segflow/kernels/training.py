@@ -1,0 +1,70 @@
+"""Optimizer update kernels: in place on NumPy arrays (a variable's value and its slots).
+
+`lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon)`: LazyAdam's sparse step on the rows
+named, with exactly the arithmetic (operations, order, dtype) of the unfused ops
+
+    m_rows = beta1 * M[rows] + (1 - beta1) * g
+    v_rows = beta2 * V[rows] + (1 - beta2) * g * g
+    M[rows] = m_rows; V[rows] = v_rows                       (scatter_update: the last duplicate wins)
+    W[rows] -= lr * m_rows / (sqrt(v_rows) + epsilon)        (scatter_sub: every duplicate applies)
+
+Unique rows (what the optimizers pass after summing duplicates) of float32/float64 tables take one
+parallel compiled pass that reads and writes each row once; otherwise the NumPy expressions above.
+Callers validate the rows first.
+"""
+import numpy as np
+
+from segflow.kernels import scatter
+from segflow.kernels._common import HAVE_NUMBA, njit, prange
+
+__all__ = ["lazy_adam_rows"]
+
+
+@njit(cache=True, nogil=True)
+def _all_distinct(rows, nrows):
+    seen = np.zeros(nrows, np.uint8)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if seen[r]:
+            return False
+        seen[r] = 1
+    return True
+
+
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
+def _lazy_adam_nb(W, M, V, rows, g, lr, b1, b2, eps, c1, c2, nchunks):
+    n = rows.shape[0]
+    d = W.shape[1]
+    for c in prange(nchunks):
+        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+            r = rows[i]
+            for j in range(d):
+                gi = g[i, j]
+                m = b1 * M[r, j] + c1 * gi
+                v = b2 * V[r, j] + c2 * gi * gi
+                M[r, j] = m
+                V[r, j] = v
+                W[r, j] -= lr * m / (np.sqrt(v) + eps)
+
+
+def lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon):
+    """In place on the 2-D C-contiguous arrays W (var), M, V (slots): LazyAdam on `rows` (1-D, in
+    range) with gradient rows `g` ([len(rows), W.shape[1]], W's dtype); scalars of W's dtype."""
+    if rows.size == 0:
+        return
+    t = W.dtype.type
+    lr, b1, b2, eps = t(lr), t(beta1), t(beta2), t(epsilon)
+    one = t(1)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if HAVE_NUMBA and W.dtype in (np.float32, np.float64) and _all_distinct(rows, W.shape[0]):
+        import numba
+        _lazy_adam_nb(W, M, V, rows, np.ascontiguousarray(g), lr, b1, b2, eps, one - b1, one - b2,
+                      max(1, numba.get_num_threads()))
+        return
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):     # inf/nan as the unfused ops
+        m_rows = b1 * np.take(M, rows, axis=0) + (one - b1) * g
+        v_rows = b2 * np.take(V, rows, axis=0) + (one - b2) * g * g
+        step = lr * m_rows / (np.sqrt(v_rows) + eps)
+    scatter.scatter_rows(M, rows, m_rows, "update")
+    scatter.scatter_rows(V, rows, v_rows, "update")
+    scatter.scatter_rows(W, rows, step, "sub")
