@@ -58,6 +58,7 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
             g = ops.convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
         grads.setdefault(id(t), []).append(g)
     get = grads.get
+    fn_of = {}  # opdef -> gradient function: looked up once per op type in this pass
     for r in reversed(useful):
         outputs = r.outputs
         if len(outputs) == 1:  # the common case, without the general loop below
@@ -75,9 +76,12 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
                 out_grads.append((lst[0] if len(lst) == 1 else _aggregate_into(lst)) if lst else None)
             if all(g is None for g in out_grads):
                 continue
-        grad_fn = lookup_grad_fn(r)
+        grad_fn = r.grad_fn or fn_of.get(r._opdef)
         if grad_fn is None:
-            continue
+            grad_fn = lookup_grad_fn(r)  # LookupError when none is registered
+            if grad_fn is None:
+                continue  # not differentiable
+            fn_of[r._opdef] = grad_fn
         inputs = r.inputs
         if len(inputs) > 1:
             # Lets gradient functions skip work for inputs off every path from a source (the
