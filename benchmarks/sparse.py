@@ -21,6 +21,11 @@ Every number is the median of several timed calls (the machine is shared and noi
 ours / theirs (or / floor), so below 1 means segflow is faster. Missing frameworks are skipped.
 `--timer cpu` uses this process's CPU time (less disturbed by other busy processes; it adds up all
 threads of a parallel kernel).
+
+Three thread pools share the cores here (Numba's, PyTorch's OpenMP, TensorFlow's Eigen). OpenMP
+threads that spin-wait after a parallel region starve the others' next kernel (torch's
+unique + index_add_ went from 8 to 300 ms, segflow's segment sum from 4 to 47 ms), so this script
+sets OMP_WAIT_POLICY=PASSIVE (unless already set) before anything starts a pool.
 """
 import argparse
 import gc
@@ -31,7 +36,9 @@ import statistics
 import sys
 import time
 
-import numpy as np
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # before NumPy/Numba/torch start thread pools
+
+import numpy as np  # noqa: E402
 
 ROWS, DIM = 1_000_000, 64
 GATHER_N = 100_000
@@ -70,6 +77,12 @@ def _try_torch():
         import torch
     except ImportError:
         return None
+    # One tiny SparseAdam step now: its first step imports more of torch (triton, with a CUDA build)
+    # and that import crashes (SIGSEGV) once TensorFlow is loaded in the process.
+    p = torch.nn.Parameter(torch.zeros(4, 2))
+    opt = torch.optim.SparseAdam([p], lr=0.1)
+    p.grad = torch.sparse_coo_tensor(torch.tensor([[1]]), torch.ones(1, 2), (4, 2))
+    opt.step()
     return torch
 
 
@@ -214,7 +227,8 @@ def machine():
 
 
 def _print_table(title, rows, ref_label, ref_value, target=None):
-    print(f"\n{title}")
+    if title:
+        print(f"\n{title}")
     print(f"  {'impl':<44} {'median ms':>10} {ref_label:>12}")
     for name, t in rows.items():
         print(f"  {name:<44} {t * 1e3:>10.2f} {t / ref_value:>11.2f}x")
