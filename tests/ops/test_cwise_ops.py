@@ -6,7 +6,8 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import gradient_checker, gradient_checker_v2
+from segflow.ops import gradient_checker
+from gradcheck import check_gradients, check_second_order
 
 RNG = np.random.default_rng(1234)
 FLOATS = [np.float32, np.float64]
@@ -16,63 +17,6 @@ COMPLEX = [np.complex64, np.complex128]
 
 # ----------------------------------------------------------------------------------------------
 # Gradient-check helpers (eager: gradient_checker_v2; graph: gradient_checker on placeholders)
-
-
-def _delta(xs, delta):
-    # A small step for 64-bit values: central differences then agree with the exact Jacobian to ~1e-10.
-    if delta is not None:
-        return delta
-    return 1e-5 if all(np.asarray(x).dtype in (np.float64, np.complex128) for x in xs) else 1e-2
-
-
-def check_gradients(mode, f, xs, tol=1e-8, delta=None):
-    """Compares the theoretical and numerical Jacobians of f w.r.t. every x in `xs`."""
-    xs = [np.asarray(x) for x in xs]
-    delta = _delta(xs, delta)
-    if mode.eager:
-        theory, numeric = gradient_checker_v2.compute_gradient(f, xs, delta=delta)
-        for t, n in zip(theory, numeric):
-            assert t.shape == n.shape and t.size
-            np.testing.assert_allclose(t, n, rtol=tol, atol=tol)
-        return
-    phs = [sf.placeholder(x.dtype, x.shape) for x in xs]
-    y = f(*phs)
-    for i, (p, x) in enumerate(zip(phs, xs)):
-        feed = {q: v for j, (q, v) in enumerate(zip(phs, xs)) if j != i}
-        err = gradient_checker.compute_gradient_error(p, x.shape, y, y.shape.as_list(), x_init_value=x,
-                                                      delta=delta, extra_feed_dict=feed)
-        assert err < tol, f"gradient error {err} for input {i}"
-
-
-def gradient_of(mode, f, xs, v):
-    """sum(f(*xs) * v) differentiated w.r.t. xs[0] (a graph tensor or an eager value)."""
-    if mode.eager:
-        x0 = xs[0]
-        with sf.GradientTape() as tape:
-            tape.watch(x0)
-            y = f(*xs)
-        return tape.gradient(y, x0, output_gradients=sf.constant(v))
-    y = f(*xs)
-    return sf.gradients(y, xs[0], grad_ys=sf.constant(v))[0]
-
-
-def check_second_order(mode, f, xs, tol=1e-8, delta=None):
-    """Checks the Jacobian of x0 -> d/dx0 sum(f(x0, *rest) * v) (a gradient of a gradient)."""
-    xs = [np.asarray(x) for x in xs]
-    delta = _delta(xs, delta)
-    y_shape = np.broadcast_shapes(*[x.shape for x in xs]) if len(xs) > 1 else xs[0].shape
-    v = RNG.uniform(0.5, 1.5, size=f(*[sf.constant(x) for x in xs]).shape if mode.eager else y_shape)
-    v = v.astype(xs[0].dtype)
-    rest = xs[1:]
-    g = lambda x0: gradient_of(mode, f, [x0] + [sf.constant(r) for r in rest], v)
-    if mode.eager:
-        check_gradients(mode, g, [xs[0]], tol=tol, delta=delta)
-        return
-    p = sf.placeholder(xs[0].dtype, xs[0].shape)
-    out = g(p)
-    err = gradient_checker.compute_gradient_error(p, xs[0].shape, out, xs[0].shape, x_init_value=xs[0],
-                                                  delta=delta)
-    assert err < tol, f"second-order gradient error {err}"
 
 
 def _vals(dtype, shape, low=-3, high=3, nonzero=False):

@@ -6,29 +6,10 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors, ops
-from segflow.ops import (array_ops, math_ops, embedding_ops, gradient_checker,
-                         gradient_checker_v2, shape_ops, variables)
+from segflow.ops import (array_ops, math_ops, embedding_ops, variables)
 from segflow.eager import backprop
 from segflow.ops.sparse_tensor import SparseTensor, from_dense, to_dense
-
-
-def check_gradients(mode, f, xs, tol=1e-6):
-    """Theoretical vs numerical Jacobians of f w.r.t. each of xs (float64 arrays), in `mode`."""
-    if mode.eager:
-        theory, numeric = gradient_checker_v2.compute_gradient(f, xs)
-    else:
-        phs = [shape_ops.placeholder(sf.float64, x.shape) for x in xs]
-        y = f(*phs)
-        y_shape = mode.session.run(y, dict(zip(phs, xs))).shape
-        theory, numeric = [], []
-        for i, (ph, x) in enumerate(zip(phs, xs)):
-            extra = {p: v for j, (p, v) in enumerate(zip(phs, xs)) if j != i}
-            t, n = gradient_checker.compute_gradient(ph, x.shape, y, y_shape, x_init_value=x, extra_feed_dict=extra)
-            theory.append(t)
-            numeric.append(n)
-    for t, n in zip(theory, numeric):
-        assert np.any(t != 0) or np.all(n == 0)
-        np.testing.assert_allclose(t, n, rtol=tol, atol=tol)
+from gradcheck import check_gradients
 
 
 def _init(mode):

@@ -5,31 +5,11 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import gradient_checker, gradient_checker_v2
+from gradcheck import check_gradients
 
 X = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
 RNG = np.random.default_rng(0)
 XR = RNG.normal(size=(2, 3, 4))
-
-
-def check_gradient(mode, f, *xs, tol=1e-6):
-    """f's Jacobians w.r.t. each x, theoretical vs numerical, in float64, in the fixture's mode."""
-    xs = [np.asarray(x, dtype=np.float64) for x in xs]
-    if mode.eager:
-        theory, numeric = gradient_checker_v2.compute_gradient(f, xs)
-    else:
-        phs = [sf.placeholder(sf.float64, x.shape) for x in xs]
-        y = f(*phs)
-        theory, numeric = [], []
-        for i, (p, x) in enumerate(zip(phs, xs)):
-            extra = {q: v for j, (q, v) in enumerate(zip(phs, xs)) if j != i}
-            t, n = gradient_checker.compute_gradient(p, x.shape, y, y.shape.as_list(), x_init_value=x,
-                                                     extra_feed_dict=extra)
-            theory.append(t)
-            numeric.append(n)
-    for t, n in zip(theory, numeric):
-        assert t.shape == n.shape
-        np.testing.assert_allclose(t, n, rtol=tol, atol=tol)
 
 
 def grad_of_square(f):
@@ -46,6 +26,10 @@ def grad_of_square(f):
 
 
 # -- transpose
+def check_gradient(mode, f, *xs, tol=1e-6):
+    check_gradients(mode, f, xs, tol=tol)
+
+
 @pytest.mark.parametrize("perm", [None, [1, 0, 2], [2, 0, 1], [0, 1, 2]])
 def test_transpose(mode, perm):
     np.testing.assert_array_equal(mode.evaluate(sf.transpose(X, perm)), np.transpose(X, perm))

@@ -8,32 +8,10 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import gradient_checker, gradient_checker_v2
+from segflow.ops import gradient_checker
+from gradcheck import check_gradients, default_delta
 
 RNG = np.random.default_rng(7)
-
-
-def _delta(xs):
-    return 1e-5 if all(np.asarray(x).dtype in (np.float64, np.complex128) for x in xs) else 1e-2
-
-
-def check_gradients(mode, f, xs, tol=1e-8):
-    """Theoretical vs numerical Jacobians of f w.r.t. each x (gradient_checker_v2 eager, gradient_checker graph)."""
-    xs = [np.asarray(x) for x in xs]
-    delta = _delta(xs)
-    if mode.eager:
-        theory, numeric = gradient_checker_v2.compute_gradient(f, xs, delta=delta)
-        for t, n in zip(theory, numeric):
-            assert t.shape == n.shape and t.size
-            np.testing.assert_allclose(t, n, rtol=tol, atol=tol)
-        return
-    phs = [sf.placeholder(x.dtype, x.shape) for x in xs]
-    y = f(*phs)
-    for i, (p, x) in enumerate(zip(phs, xs)):
-        feed = {q: v for j, (q, v) in enumerate(zip(phs, xs)) if j != i}
-        err = gradient_checker.compute_gradient_error(p, x.shape, y, y.shape.as_list(), x_init_value=x,
-                                                      delta=delta, extra_feed_dict=feed)
-        assert err < tol, f"gradient error {err} for input {i}"
 
 
 def _mat(shape, dtype):
@@ -210,7 +188,7 @@ def _second_order(mode, f, x, other, tol=1e-8):
     y = f(p, sf.constant(other))
     v = RNG.uniform(0.5, 1.5, size=y.shape.as_list()).astype(x.dtype)
     g = sf.gradients(y, p, grad_ys=sf.constant(v))[0]
-    err = gradient_checker.compute_gradient_error(p, x.shape, g, x.shape, x_init_value=x, delta=_delta([x]))
+    err = gradient_checker.compute_gradient_error(p, x.shape, g, x.shape, x_init_value=x, delta=default_delta([x]))
     assert err < tol, f"second-order gradient error {err}"
 
 

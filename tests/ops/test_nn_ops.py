@@ -6,30 +6,11 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import gradient_checker, gradient_checker_v2, nn_impl, nn_ops
+from segflow.ops import nn_impl, nn_ops
+from gradcheck import check_gradients
 
 RNG = np.random.default_rng(0)
 LOGITS = RNG.normal(size=(3, 4))
-
-
-def check_gradient(mode, f, *xs, tol=1e-6):
-    """f's Jacobians w.r.t. each x, theoretical vs numerical, in float64, in the fixture's mode."""
-    xs = [np.asarray(x, dtype=np.float64) for x in xs]
-    if mode.eager:
-        theory, numeric = gradient_checker_v2.compute_gradient(f, xs)
-    else:
-        phs = [sf.placeholder(sf.float64, x.shape) for x in xs]
-        y = f(*phs)
-        theory, numeric = [], []
-        for i, (p, x) in enumerate(zip(phs, xs)):
-            extra = {q: v for j, (q, v) in enumerate(zip(phs, xs)) if j != i}
-            t, n = gradient_checker.compute_gradient(p, x.shape, y, y.shape.as_list(), x_init_value=x,
-                                                     extra_feed_dict=extra)
-            theory.append(t)
-            numeric.append(n)
-    for t, n in zip(theory, numeric):
-        assert t.shape == n.shape
-        np.testing.assert_allclose(t, n, rtol=tol, atol=tol)
 
 
 def grad_of(f, w):
@@ -55,6 +36,10 @@ def ref_log_softmax(x, axis=-1):
 
 
 # -- relu family
+def check_gradient(mode, f, *xs, tol=1e-6):
+    check_gradients(mode, f, xs, tol=tol)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
 def test_relu_relu6(mode, dtype):
     x = np.array([[-3, 0, 2], [5, 7, -1]], dtype)

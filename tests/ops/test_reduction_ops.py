@@ -7,33 +7,10 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import gradient_checker, gradient_checker_v2
+from gradcheck import check_gradients, check_second_order as _second_order
 
 RNG = np.random.default_rng(99)
 AXES = [None, 0, 1, -1, 2, [0, 2], [-1, 0], (1,), [], [0, 1, 2]]
-
-
-def _delta(xs):
-    return 1e-5 if all(np.asarray(x).dtype in (np.float64, np.complex128) for x in xs) else 1e-2
-
-
-def check_gradients(mode, f, xs, tol=1e-8):
-    """Theoretical vs numerical Jacobians of f w.r.t. each x (gradient_checker_v2 eager, gradient_checker graph)."""
-    xs = [np.asarray(x) for x in xs]
-    delta = _delta(xs)
-    if mode.eager:
-        theory, numeric = gradient_checker_v2.compute_gradient(f, xs, delta=delta)
-        for t, n in zip(theory, numeric):
-            assert t.shape == n.shape and t.size
-            np.testing.assert_allclose(t, n, rtol=tol, atol=tol)
-        return
-    phs = [sf.placeholder(x.dtype, x.shape) for x in xs]
-    y = f(*phs)
-    for i, (p, x) in enumerate(zip(phs, xs)):
-        feed = {q: v for j, (q, v) in enumerate(zip(phs, xs)) if j != i}
-        err = gradient_checker.compute_gradient_error(p, x.shape, y, y.shape.as_list(), x_init_value=x,
-                                                      delta=delta, extra_feed_dict=feed)
-        assert err < tol, f"gradient error {err} for input {i}"
 
 
 def gradient(mode, f, x, v=None):
@@ -45,24 +22,6 @@ def gradient(mode, f, x, v=None):
         return tape.gradient(y, x, output_gradients=None if v is None else sf.constant(v))
     y = f(x)
     return sf.gradients(y, x, grad_ys=None if v is None else sf.constant(v))[0]
-
-
-def check_second_order(mode, f, x, tol=1e-8):
-    """Jacobian of x -> d sum(f(x) * v) / dx against numerical differences of that gradient."""
-    x = np.asarray(x)
-    v = RNG.uniform(0.5, 1.5, size=f(sf.constant(x)).shape if mode.eager else None)
-    if not mode.eager:
-        with sf.Graph().as_default():
-            shape = f(sf.constant(x)).shape.as_list()
-        v = RNG.uniform(0.5, 1.5, size=shape)
-    v = v.astype(x.dtype)
-    g = lambda t: gradient(mode, f, t, v)
-    if mode.eager:
-        check_gradients(mode, g, [x], tol=tol)
-        return
-    p = sf.placeholder(x.dtype, x.shape)
-    err = gradient_checker.compute_gradient_error(p, x.shape, g(p), x.shape, x_init_value=x, delta=_delta([x]))
-    assert err < tol, f"second-order gradient error {err}"
 
 
 def _np_axis(axis):
@@ -97,6 +56,10 @@ def _data(dtype, shape=(2, 3, 4)):
     if dtype.kind == "c":
         x = x + 1j * RNG.uniform(-2, 2, size=shape)
     return x.astype(dtype)
+
+
+def check_second_order(mode, f, x, tol=1e-8):
+    _second_order(mode, f, [x], tol=tol)
 
 
 @pytest.mark.parametrize("fn,ref,dtype", [(f, r, d) for f, r, ds in REDUCE for d in ds],

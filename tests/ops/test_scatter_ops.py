@@ -5,26 +5,8 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import array_ops, gradient_checker, gradient_checker_v2, scatter_ops, shape_ops
-
-
-def check_gradients(mode, f, xs, tol=1e-6):
-    """Theoretical vs numerical Jacobians of f w.r.t. each of xs (float64 arrays), in `mode`."""
-    if mode.eager:
-        theory, numeric = gradient_checker_v2.compute_gradient(f, xs)
-    else:
-        phs = [shape_ops.placeholder(sf.float64, x.shape) for x in xs]
-        y = f(*phs)
-        y_shape = mode.session.run(y, dict(zip(phs, xs))).shape
-        theory, numeric = [], []
-        for i, (ph, x) in enumerate(zip(phs, xs)):
-            extra = {p: v for j, (p, v) in enumerate(zip(phs, xs)) if j != i}
-            t, n = gradient_checker.compute_gradient(ph, x.shape, y, y_shape, x_init_value=x, extra_feed_dict=extra)
-            theory.append(t)
-            numeric.append(n)
-    for t, n in zip(theory, numeric):
-        assert np.any(t != 0) or np.all(n == 0)
-        np.testing.assert_allclose(t, n, rtol=tol, atol=tol)
+from segflow.ops import array_ops, scatter_ops
+from gradcheck import check_gradients
 
 
 def ref_scatter_nd(base, indices, updates, how):

@@ -5,29 +5,13 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import gradient_checker, gradient_checker_v2
+from gradcheck import check_gradients
 
 X = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
 
 
 def check_gradient(mode, f, *xs, tol=1e-6):
-    """f's Jacobians w.r.t. each x, theoretical vs numerical, in float64, in the fixture's mode."""
-    xs = [np.asarray(x, dtype=np.float64) for x in xs]
-    if mode.eager:
-        theory, numeric = gradient_checker_v2.compute_gradient(f, xs)
-    else:
-        phs = [sf.placeholder(sf.float64, x.shape) for x in xs]
-        y = f(*phs)
-        theory, numeric = [], []
-        for i, (p, x) in enumerate(zip(phs, xs)):
-            extra = {q: v for j, (q, v) in enumerate(zip(phs, xs)) if j != i}
-            t, n = gradient_checker.compute_gradient(p, x.shape, y, y.shape.as_list(), x_init_value=x,
-                                                     extra_feed_dict=extra)
-            theory.append(t)
-            numeric.append(n)
-    for t, n in zip(theory, numeric):
-        assert t.shape == n.shape
-        np.testing.assert_allclose(t, n, rtol=tol, atol=tol)
+    check_gradients(mode, f, xs, tol=tol)
 
 
 # -- reshape
