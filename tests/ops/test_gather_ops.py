@@ -1,7 +1,5 @@
 """gather_ops: gather (axis 0 -> IndexedSlices gradient; other axes and batch_dims -> dense) and
 gather_nd. Values against NumPy, gradients against numerical Jacobians in both modes."""
-import importlib.util
-
 import numpy as np
 import pytest
 
@@ -222,12 +220,6 @@ def test_gather_nd_errors(mode):
         mode.evaluate(sf.gather_nd(P, [[0, 0, 0, 0]]))
 
 
-_HAVE_SCATTER_ND = importlib.util.find_spec("segflow.ops.scatter_ops") is not None and \
-    hasattr(importlib.import_module("segflow.ops.scatter_ops"), "scatter_nd")
-
-
-@pytest.mark.skipif(not _HAVE_SCATTER_ND, reason="gather_nd's gradient needs segflow.ops.scatter_ops.scatter_nd "
-                    "(module segflow.ops.scatter_ops not written yet)")
 def test_gather_nd_gradient(mode):
     idx = np.array([[0, 1], [3, 2], [0, 1]])      # repeated index: gradients add up
     w = RNG.normal(size=(3, 2))
