@@ -68,17 +68,9 @@ math = _namespace("math", [_cw, _ro, _so, _lo, _sq], {"add_n": add_n, "equal": e
 linalg = _namespace("linalg", [_lo])
 dtypes = _dtypes
 
-try:  # optional families, present once written
-    from segflow.ops import nn_ops as _nn
-    nn = _nn.namespace()
-    from segflow.ops import nn_grad as _nn_grad  # noqa: F401 - registers the nn gradients
-except ImportError:  # pragma: no cover
-    pass
-try:
-    from segflow.ops import random_ops as _random
-    random = _random.namespace()
-except ImportError:  # pragma: no cover
-    pass
+from segflow.ops import nn_ops as _nn, nn_grad as _nn_grad, random_ops as _random  # noqa: E402,F401
+nn = _nn.namespace()
+random = _random.namespace()
 
 from segflow.ops import sparse_tensor as _sparse  # noqa: E402
 SparseTensor = _sparse.SparseTensor

@@ -4,8 +4,6 @@
 per (fetches, feeds) signature, then runs kernels over a flat list of values. Variables and random
 generators keep their state in the Session (`ExecState.resources`).
 """
-import collections
-
 import numpy as np
 
 from segflow.framework import dtypes, errors, ops

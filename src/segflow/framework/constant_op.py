@@ -2,7 +2,7 @@
 import numpy as np
 
 from segflow.eager import context
-from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow.framework import dtypes, ops, tensor_shape
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 
 __all__ = ["constant", "to_numpy"]

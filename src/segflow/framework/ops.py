@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from segflow.eager import context
-from segflow.framework import dtypes, errors, tensor_shape
+from segflow.framework import dtypes, tensor_shape
 
 __all__ = [
     "Graph", "Operation", "Tensor", "EagerTensor", "IndexedSlices", "IndexedSlicesValue",

@@ -8,7 +8,7 @@ e_i... column-wise, as TF lays it out. The numerical one uses central difference
 """
 import numpy as np
 
-from segflow.framework import dtypes, ops
+from segflow.framework import ops
 from segflow.ops import gradients as gradients_lib
 
 __all__ = ["compute_gradient", "compute_gradient_error"]

@@ -65,7 +65,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop = {t for t in _as_list(stop_gradients or [])}
-    graph = ops.get_default_graph()
 
     with ops.name_scope(name, "gradients"):
         # Ops reachable forward from xs through differentiable tensors.
@@ -161,7 +160,7 @@ class _null:
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
     """The Hessian of `sum(ys)` with respect to each x: shape `x.shape + x.shape`."""
-    from segflow.ops import array_ops, math_ops
+    from segflow.ops import array_ops
     xs = _as_list(xs)
     result = []
     with ops.name_scope(name, "hessians"):

@@ -20,7 +20,7 @@ import types
 import numpy as np
 
 from segflow.eager import context
-from segflow.framework import dtypes, errors, op_def, ops, tensor_shape, tensor_util
+from segflow.framework import dtypes, errors, op_def, ops, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 from segflow.ops import cwise_ops as cw
