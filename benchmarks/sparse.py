@@ -25,7 +25,11 @@ threads of a parallel kernel).
 Three thread pools share the cores here (Numba's, PyTorch's OpenMP, TensorFlow's Eigen). OpenMP
 threads that spin-wait after a parallel region starve the others' next kernel (torch's
 unique + index_add_ went from 8 to 300 ms, segflow's segment sum from 4 to 47 ms), so this script
-sets OMP_WAIT_POLICY=PASSIVE (unless already set) before anything starts a pool.
+sets OMP_WAIT_POLICY=PASSIVE (unless already set) before anything starts a pool. TensorFlow's rows
+are timed in their own rounds after the others (its pool threads spin after each op). With both
+torch and TensorFlow loaded, Numba's parallel kernels still lose most of their second thread
+(gather 3.2 -> 5.5 ms; `OMP_WAIT_POLICY=ACTIVE` restores them but makes every other row 2-10x
+slower), so compare with one framework at a time: `--no-tf` (torch rows), `--no-torch` (TF rows).
 """
 import argparse
 import gc
@@ -47,21 +51,41 @@ GRAD_N = 100_000
 _timer = time.perf_counter
 
 
-def measure(fn, repeat, setup=None):
-    """Median seconds of `fn()` (or `fn(setup())`, setup untimed) over `repeat` calls after a warm-up."""
-    fn(setup()) if setup else fn()
-    times = []
-    for _ in range(repeat):
-        state = setup() if setup else None
-        gc.collect()
-        gc.disable()
-        try:
-            t0 = _timer()
-            fn(state) if setup else fn()
-            times.append(_timer() - t0)
-        finally:
-            gc.enable()
-    return statistics.median(times)
+def measure(fn, repeat):
+    """Median seconds of `fn()` over `repeat` calls after a warm-up."""
+    return measure_all({"fn": fn}, repeat)["fn"]
+
+
+def measure_all(fns, repeat, repeats=None):
+    """Median seconds per call of each of `fns` (name -> callable), after one warm-up call each.
+    The calls are interleaved (round r calls every function once), so a burst of load from other
+    processes hits all of them alike. `repeats` (name -> count) lowers the count of slow ones."""
+    repeats = repeats or {}
+    for fn in fns.values():
+        fn()
+    times = {name: [] for name in fns}
+    for r in range(repeat):
+        for name, fn in fns.items():
+            if r >= repeats.get(name, repeat):
+                continue
+            gc.collect()
+            gc.disable()
+            try:
+                t0 = _timer()
+                fn()
+                times[name].append(_timer() - t0)
+            finally:
+                gc.enable()
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def _measure_groups(fns, tf_fns, repeat, repeats=None):
+    """measure_all of `fns`, then of `tf_fns`: TensorFlow's pool threads spin after each op and,
+    interleaved, slowed the next torch call 3-4x on two cores, so TF is timed in its own rounds."""
+    out = measure_all(fns, repeat, repeats)
+    if tf_fns:
+        out.update(measure_all(tf_fns, repeat, repeats))
+    return out
 
 
 def copy_bandwidth(repeat):
@@ -101,27 +125,25 @@ def _try_tf():
 
 def bench_gather(table, idx, repeat, torch, tf):
     import segflow as sf
-    rows = {}
+    fns, tf_fns = {}, {}
     t_table = sf.constant(table)
     t_idx = sf.constant(idx)
     var = sf.Variable(table, name="gather_table")
-    rows["segflow sf.gather (tensor)"] = measure(lambda: sf.gather(t_table, t_idx), repeat)
-    rows["segflow var.sparse_read"] = measure(lambda: var.sparse_read(t_idx), repeat)
-    rows["numpy table[idx]"] = measure(lambda: table[idx], repeat)
-    rows["numpy np.take(axis=0)"] = measure(lambda: np.take(table, idx, axis=0), repeat)
-    del var, t_table
+    fns["segflow sf.gather (tensor)"] = lambda: sf.gather(t_table, t_idx)
+    fns["segflow var.sparse_read"] = lambda: var.sparse_read(t_idx)
+    fns["numpy table[idx]"] = lambda: table[idx]
+    fns["numpy np.take(axis=0)"] = lambda: np.take(table, idx, axis=0)
     if torch is not None:
         tt = torch.from_numpy(table)
         ti = torch.from_numpy(idx)
-        rows["torch index_select"] = measure(lambda: torch.index_select(tt, 0, ti), repeat)
+        fns["torch index_select"] = lambda: torch.index_select(tt, 0, ti)
     if tf is not None:
         ft = tf.constant(table)
         fi = tf.constant(idx)
-        rows["tf.gather (eager)"] = measure(lambda: tf.gather(ft, fi), repeat)
         fv = tf.Variable(ft)
-        rows["tf Variable.sparse_read"] = measure(lambda: fv.sparse_read(fi), repeat)
-        del ft, fv
-    return rows
+        tf_fns["tf.gather (eager)"] = lambda: tf.gather(ft, fi)
+        tf_fns["tf Variable.sparse_read"] = lambda: fv.sparse_read(fi)
+    return _measure_groups(fns, tf_fns, repeat)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -130,19 +152,18 @@ def bench_gather(table, idx, repeat, torch, tf):
 
 def bench_dedup(values, ids, repeat, torch, tf):
     import segflow as sf
-    rows = {}
+    fns, tf_fns = {}, {}
     sv, si = sf.constant(values), sf.constant(ids)
 
     def segflow_dedup():
         uniq, pos = sf.unique(si)
         return sf.math.unsorted_segment_sum(sv, pos, sf.size(uniq)), uniq
 
-    rows["segflow unique + unsorted_segment_sum"] = measure(segflow_dedup, repeat)
-    rows["segflow unique only"] = measure(lambda: sf.unique(si), repeat)
     uniq, pos = sf.unique(si)
     n_unique = int(uniq.shape[0])
-    rows["segflow unsorted_segment_sum only"] = measure(
-        lambda: sf.math.unsorted_segment_sum(sv, pos, n_unique), repeat)
+    fns["segflow unique + unsorted_segment_sum"] = segflow_dedup
+    fns["segflow unique only"] = lambda: sf.unique(si)
+    fns["segflow unsorted_segment_sum only"] = lambda: sf.math.unsorted_segment_sum(sv, pos, n_unique)
 
     def numpy_dedup():
         u, inv = np.unique(ids, return_inverse=True)
@@ -150,7 +171,7 @@ def bench_dedup(values, ids, repeat, torch, tf):
         np.add.at(out, inv, values)
         return out, u
 
-    rows["numpy unique + add.at"] = measure(numpy_dedup, repeat)
+    fns["numpy unique + add.at"] = numpy_dedup
     if torch is not None:
         tv, ti = torch.from_numpy(values), torch.from_numpy(ids)
 
@@ -158,7 +179,7 @@ def bench_dedup(values, ids, repeat, torch, tf):
             u, inv = torch.unique(ti, return_inverse=True)
             return torch.zeros((u.shape[0], tv.shape[1]), dtype=tv.dtype).index_add_(0, inv, tv), u
 
-        rows["torch unique + index_add_"] = measure(torch_dedup, repeat)
+        fns["torch unique + index_add_"] = torch_dedup
     if tf is not None:
         fv, fi = tf.constant(values), tf.constant(ids)
 
@@ -166,8 +187,8 @@ def bench_dedup(values, ids, repeat, torch, tf):
             u, inv = tf.unique(fi)
             return tf.math.unsorted_segment_sum(fv, inv, tf.shape(u)[0]), u
 
-        rows["tf unique + unsorted_segment_sum"] = measure(tf_dedup, repeat)
-    return rows, n_unique
+        tf_fns["tf unique + unsorted_segment_sum"] = tf_dedup
+    return _measure_groups(fns, tf_fns, repeat, {"numpy unique + add.at": max(3, repeat // 3)}), n_unique
 
 
 # ----------------------------------------------------------------------------------------------
@@ -177,15 +198,13 @@ def bench_dedup(values, ids, repeat, torch, tf):
 def bench_adam(table, values, ids, repeat, torch, tf):
     import segflow as sf
     from segflow.framework import ops
-    rows = {}
+    fns, tf_fns = {}, {}
+    slow = max(3, repeat // 3)
     grad = ops.IndexedSlices(sf.constant(values), sf.constant(ids), sf.constant([ROWS, DIM], dtype=sf.int64))
-    for label, cls, rep in (("segflow LazyAdamOptimizer", sf.train.LazyAdamOptimizer, repeat),
-                            ("segflow AdamOptimizer (all rows decay)", sf.train.AdamOptimizer, max(3, repeat // 3))):
-        var = sf.Variable(table, name="adam_table")
-        opt = cls(0.001)
-        rows[label] = measure(lambda: opt.apply_gradients([(grad, var)]), rep)
-        del var, opt
-        gc.collect()
+    lazy_var, adam_var = sf.Variable(table, name="lazy_table"), sf.Variable(table, name="adam_table")
+    lazy, adam = sf.train.LazyAdamOptimizer(0.001), sf.train.AdamOptimizer(0.001)
+    fns["segflow LazyAdamOptimizer"] = lambda: lazy.apply_gradients([(grad, lazy_var)])
+    fns["segflow AdamOptimizer (all rows decay)"] = lambda: adam.apply_gradients([(grad, adam_var)])
     if torch is not None:
         p = torch.nn.Parameter(torch.from_numpy(table.copy()))
         sopt = torch.optim.SparseAdam([p], lr=0.001)
@@ -196,18 +215,14 @@ def bench_adam(table, values, ids, repeat, torch, tf):
             p.grad = g
             sopt.step()
 
-        rows["torch SparseAdam (lazy)"] = measure(torch_step, repeat)
-        del p, sopt
-        gc.collect()
+        fns["torch SparseAdam (lazy)"] = torch_step
     if tf is not None:
         fv = tf.Variable(table)
         fopt = tf.compat.v1.train.AdamOptimizer(0.001)
         fg = tf.IndexedSlices(tf.constant(values), tf.constant(ids), tf.constant([ROWS, DIM], dtype=tf.int64))
-        rows["tf v1 AdamOptimizer (all rows decay)"] = measure(lambda: fopt.apply_gradients([(fg, fv)]),
-                                                               max(3, repeat // 3))
-        del fv, fopt
-        gc.collect()
-    return rows
+        tf_fns["tf v1 AdamOptimizer (all rows decay)"] = lambda: fopt.apply_gradients([(fg, fv)])
+    return _measure_groups(fns, tf_fns, repeat, {"segflow AdamOptimizer (all rows decay)": slow,
+                                     "tf v1 AdamOptimizer (all rows decay)": slow})
 
 
 # ----------------------------------------------------------------------------------------------
