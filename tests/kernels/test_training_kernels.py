@@ -41,3 +41,20 @@ def test_empty_rows_change_nothing():
     M, V = W.copy(), W.copy()
     tk.lazy_adam_rows(W, M, V, np.zeros(0, np.int64), np.zeros((0, 2), np.float32), **HYPER)
     assert (W == 1).all() and (M == 1).all() and (V == 1).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_adam_decay_and_step_match_numpy(dtype):
+    rng = np.random.default_rng(1)
+    W, M = (rng.standard_normal((300, 5)).astype(dtype) for _ in range(2))
+    V = rng.random((300, 5)).astype(dtype)
+    V[0] = 0                                   # sqrt(0) + eps: as NumPy, whatever it gives
+    t = np.dtype(dtype).type
+    want_m, want_v = M * t(0.9), V * t(0.999)
+    with np.errstate(all="ignore"):
+        want_w = W - t(0.01) * want_m / (np.sqrt(want_v) + t(1e-7))
+    tk.adam_decay(M, V, 0.9, 0.999)
+    tk.adam_step(W, M, V, 0.01, 1e-7)
+    np.testing.assert_array_equal(M, want_m)
+    np.testing.assert_array_equal(V, want_v)
+    np.testing.assert_array_equal(W, want_w)

@@ -11,13 +11,18 @@ named, with exactly the arithmetic (operations, order, dtype) of the unfused ops
 Unique rows (what the optimizers pass after summing duplicates) of float32/float64 tables take one
 parallel compiled pass that reads and writes each row once; otherwise the NumPy expressions above.
 Callers validate the rows first.
+
+`adam_decay(M, V, beta1, beta2)` (M *= beta1; V *= beta2) and `adam_step(W, M, V, lr, epsilon)`
+(W -= lr * M / (sqrt(V) + epsilon)): the whole-table parts of Adam's dense-faithful sparse step, in
+place, element by element with the same arithmetic as the NumPy expressions (parallel compiled
+loops for float32/float64; NumPy over blocks of rows otherwise: no table-sized temporaries).
 """
 import numpy as np
 
 from segflow.kernels import scatter
 from segflow.kernels._common import HAVE_NUMBA, njit, prange
 
-__all__ = ["lazy_adam_rows"]
+__all__ = ["lazy_adam_rows", "adam_decay", "adam_step"]
 
 
 @njit(cache=True, nogil=True)
@@ -68,3 +73,66 @@ def lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon):
     scatter.scatter_rows(M, rows, m_rows, "update")
     scatter.scatter_rows(V, rows, v_rows, "update")
     scatter.scatter_rows(W, rows, step, "sub")
+
+
+_BLOCK_BYTES = 4 << 20
+
+
+def _nchunks():
+    import numba
+    return max(1, numba.get_num_threads())
+
+
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
+def _adam_decay_nb(M, V, b1, b2, nchunks):
+    n = M.shape[0]
+    d = M.shape[1]
+    for c in prange(nchunks):
+        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+            for j in range(d):
+                M[i, j] = M[i, j] * b1
+                V[i, j] = V[i, j] * b2
+
+
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
+def _adam_step_nb(W, M, V, lr, eps, nchunks):
+    n = W.shape[0]
+    d = W.shape[1]
+    for c in prange(nchunks):
+        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+            for j in range(d):
+                W[i, j] -= lr * M[i, j] / (np.sqrt(V[i, j]) + eps)
+
+
+def _compiled(*arrays):
+    return HAVE_NUMBA and arrays[0].dtype in (np.float32, np.float64) and all(a.flags.c_contiguous for a in arrays)
+
+
+def adam_decay(M, V, beta1, beta2):
+    """In place on 2-D M, V of one dtype: M *= beta1; V *= beta2 (scalars of that dtype)."""
+    t = M.dtype.type
+    b1, b2 = t(beta1), t(beta2)
+    if _compiled(M, V):
+        _adam_decay_nb(M, V, b1, b2, _nchunks())
+        return
+    block = max(1, _BLOCK_BYTES // max(1, M.shape[1] * M.itemsize))
+    for a in range(0, M.shape[0], block):
+        M[a:a + block] *= b1
+        V[a:a + block] *= b2
+
+
+def adam_step(W, M, V, lr, epsilon):
+    """In place on 2-D W, M, V of one dtype: W -= lr * M / (sqrt(V) + epsilon)."""
+    t = W.dtype.type
+    lr, eps = t(lr), t(epsilon)
+    if _compiled(W, M, V):
+        _adam_step_nb(W, M, V, lr, eps, _nchunks())
+        return
+    block = max(1, _BLOCK_BYTES // max(1, W.shape[1] * W.itemsize))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):    # inf/nan as the unfused ops
+        for a in range(0, W.shape[0], block):
+            step = lr * M[a:a + block]
+            denom = np.sqrt(V[a:a + block])
+            denom += eps
+            step /= denom
+            W[a:a + block] -= step

@@ -20,8 +20,6 @@ updated and written back, their var rows moved), in one pass over those rows in 
 """
 import math
 
-import numpy as np
-
 from segflow.framework import dtypes, errors, ops
 from segflow.framework.op_def import register_op
 from segflow.kernels import BadInput, scatter
@@ -29,9 +27,6 @@ from segflow.kernels import training as training_kernels
 from segflow.ops import resource_variable_ops as rvo
 
 __all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam"]
-
-_BLOCK_BYTES = 4 << 20        # the whole-table parts work on blocks of rows of about this size
-
 
 def _infer_sparse_apply_adam(op, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
     for name, h in (("var", var), ("m", m), ("v", v)):
@@ -65,24 +60,12 @@ def _validated(var, m, v, grad, indices):
 
 def _sparse_apply_adam_kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
     W, M, V, rows, g = _validated(var, m, v, grad, indices)
-    table = W
-    n = table.shape[0]
-    d = table.shape[1]
-    one = table.dtype.type(1)
-    block = max(1, _BLOCK_BYTES // max(1, d * table.dtype.itemsize))
-    for a in range(0, n, block):
-        M[a:a + block] *= beta1
-        V[a:a + block] *= beta2
+    one = W.dtype.type(1)
+    training_kernels.adam_decay(M, V, beta1, beta2)
     if rows.size:
         scatter.scatter_rows(M, rows, g * (one - beta1), "add")
         scatter.scatter_rows(V, rows, g * g * (one - beta2), "add")
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):    # as the unfused ops: inf/nan, no warning
-        for a in range(0, n, block):
-            step = lr * M[a:a + block]
-            denom = np.sqrt(V[a:a + block])
-            denom += epsilon
-            step /= denom
-            W[a:a + block] -= step
+    training_kernels.adam_step(W, M, V, lr, epsilon)
     return ()
 
 
