@@ -139,6 +139,7 @@ class GradientTape:
         self._tape = None
         self._recording = False
         self._used = False
+        self._watched_variables = []   # kept when a non-persistent tape drops its records
 
     def __enter__(self):
         if not context.executing_eagerly():
@@ -201,7 +202,7 @@ class GradientTape:
             self._push()
 
     def watched_variables(self):
-        return list(self._tape.watched_variables) if self._tape else []
+        return list(self._tape.watched_variables) if self._tape else list(self._watched_variables)
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
@@ -229,6 +230,9 @@ class GradientTape:
             if not isinstance(s, ops.Tensor):
                 raise ValueError(f"GradientTape.gradient sources must be tensors or variables, got {type(s).__name__}")
         flat_out = None if output_gradients is None else nest.flatten(output_gradients)
+        if flat_out is not None and len(flat_out) != len(flat_targets):
+            raise ValueError(f"output_gradients has {len(flat_out)} entries for {len(flat_targets)} targets; "
+                             "pass one gradient (a tensor, or None) per target")
         was = self._recording
         if was:
             self._pop()
@@ -238,6 +242,7 @@ class GradientTape:
             if was:
                 self._push()
         if not self._persistent and not was:
+            self._watched_variables = self._tape.watched_variables
             self._tape = None
         return nest.pack_sequence_as(sources, result)
 

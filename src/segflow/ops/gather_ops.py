@@ -133,7 +133,7 @@ def _gather_nd_kernel(params, indices, batch_dims=0):
         raise BadInput("indices", f"indices[{index_text(k, indices.shape[:-1])}] = {flat[k].tolist()} does not "
                                   f"index into params of shape {params.shape}")
     out = params[tuple(flat.T)] if depth else np.broadcast_to(params, (flat.shape[0],) + params.shape)
-    return np.ascontiguousarray(out.reshape(indices.shape[:-1] + params.shape[depth:]))
+    return np.ascontiguousarray(out).reshape(indices.shape[:-1] + params.shape[depth:])  # 0-d stays 0-d
 
 
 register_op("GatherNd", inputs=("params", "indices"), attrs={"Tparams": "params", "Tindices": "indices"},

@@ -24,7 +24,7 @@ def _infer_transpose(op, x, perm):
 
 
 register_op("Transpose", inputs=("x", "perm"), attrs={"T": "x", "Tperm": "perm"}, infer=_infer_transpose,
-            kernel=lambda x, perm: np.ascontiguousarray(np.transpose(x, [int(i) for i in perm])))
+            kernel=lambda x, perm: np.transpose(x, [int(i) for i in perm]).copy())  # copy(): C order, 0-d kept
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
@@ -141,7 +141,8 @@ def _unpack_kernel(x, num, axis=0):
         raise BadInput("value", f"axis {axis} is out of range for shape {x.shape}")
     if x.shape[axis] != num:
         raise ValueError(f"dimension {axis} of shape {x.shape} is not {num}")
-    return [np.ascontiguousarray(np.take(x, i, axis=axis)) for i in range(num)]
+    # np.take copies (contiguous already); np.asarray keeps a 0-d result 0-d, which ascontiguousarray would not
+    return [np.asarray(np.take(x, i, axis=axis)) for i in range(num)]
 
 
 register_op("Unpack", inputs=("value",), attrs={"T": "value"}, infer=_infer_unpack, kernel=_unpack_kernel,
@@ -188,7 +189,7 @@ def _slice_kernel(x, begin, size):
         if b < 0 or e > d or e < b:
             raise ValueError(f"slice [{b}, {e}) is out of range for dimension of size {d}")
         idx.append(_py_slice(b, e))
-    return np.ascontiguousarray(x[tuple(idx)])
+    return np.ascontiguousarray(x[tuple(idx)]) if x.ndim else np.asarray(x).copy()
 
 
 register_op("Slice", inputs=("input", "begin", "size"), attrs={"T": "input", "Index": ("begin", "size")},
@@ -270,7 +271,7 @@ def _strided_slice_kernel(x, begin, end, strides, begin_mask=0, end_mask=0, elli
     idx = _slices(x.shape, begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
     _check_shrink(x.shape, idx)
     out = x[idx]
-    return np.ascontiguousarray(out) if isinstance(out, np.ndarray) else np.asarray(out)
+    return np.ascontiguousarray(out) if isinstance(out, np.ndarray) and out.ndim else np.asarray(out)
 
 
 def _infer_strided_slice(op, input, begin, end, strides, **masks):

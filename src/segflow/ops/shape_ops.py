@@ -303,7 +303,7 @@ def _infer_broadcast_to(op, input, shape):
 
 register_op("BroadcastTo", inputs=("input", "shape"), attrs={"T": "input", "Tidx": "shape"},
             infer=_infer_broadcast_to,
-            kernel=lambda x, shape: np.ascontiguousarray(np.broadcast_to(x, tuple(int(d) for d in shape))))
+            kernel=lambda x, shape: np.broadcast_to(x, tuple(int(d) for d in shape)).copy())  # copy(): C order, 0-d kept
 
 
 def broadcast_to(input, shape, name=None):
@@ -398,6 +398,8 @@ def _infer_add_n(op, inputs):
 
 def _add_n_kernel(inputs):
     out = np.add(inputs[0], inputs[1]) if len(inputs) > 1 else np.array(inputs[0], copy=True)
+    if type(out) is not np.ndarray:  # 0-d inputs give a NumPy scalar, which `out=` cannot take
+        out = np.asarray(out)
     for x in inputs[2:]:
         np.add(out, x, out=out)
     return out
