@@ -67,6 +67,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     stop = {t for t in _as_list(stop_gradients or [])}
 
     with ops.name_scope(name, "gradients"):
+        x_set = set(xs)
         # Ops reachable forward from xs through differentiable tensors.
         reached = set()
         queue = collections.deque(x.op for x in xs)
@@ -76,7 +77,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 continue
             reached.add(op)
             for out in op.outputs:
-                if is_backpropagatable(out) and out not in stop:
+                # A stopped tensor passes no gradient to its inputs, but an x among stop_gradients
+                # still gets its own gradient (TF stops at the op, after aggregating into it).
+                if is_backpropagatable(out) and (out not in stop or out in x_set):
                     queue.extend(c for c in out._consumers if c not in reached)
         # Of those, the ops that lead to ys.
         between = set()
@@ -108,7 +111,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 
         ready = collections.deque(op for op in {y.op for y in ys} if pending[op] == 0 and op in between)
         done = set()
-        x_set = set(xs)
         while ready:
             op = ready.popleft()
             if op in done:
