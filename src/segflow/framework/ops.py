@@ -635,10 +635,14 @@ class Graph:
 
     def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
         if isinstance(obj, str):
-            if ":" in obj and allow_tensor:
-                return self.get_tensor_by_name(obj)
+            if ":" in obj:
+                if allow_tensor:
+                    return self.get_tensor_by_name(obj)
+                raise ValueError(f"The name '{obj}' appears to refer to a Tensor, not an Operation.")
             if allow_operation:
                 return self.get_operation_by_name(obj)
+            what = "refers to an Operation, not a Tensor" if obj in self._ops_by_name else "is not a Tensor name"
+            raise ValueError(f"The name '{obj}' {what}. Tensor names have the form \"<op_name>:<output_index>\".")
         if hasattr(obj, "_as_graph_element"):
             obj = obj._as_graph_element()
         if isinstance(obj, Tensor) and allow_tensor and not isinstance(obj, EagerTensor):
