@@ -31,7 +31,10 @@ def to_numpy(value, dtype=None, strict=False):
     else:
         if isinstance(value, (list, tuple)):
             value = _unwrap(value)
-        arr = np.asarray(value)
+        try:
+            arr = np.asarray(value)
+        except ValueError:  # NumPy >= 1.24 refuses ragged nests instead of making an object array
+            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}") from None
         if arr.dtype == object:
             raise TypeError(f"Cannot convert {value!r} to a tensor: ragged or non-numeric nested values")
         if np_dtype is None:
