@@ -37,23 +37,41 @@ def optional(name):
         return None
 
 
-def timeit(fn, repeat, budget_s=3.0):
-    """Median seconds of `fn()` over `repeat` runs after one warm-up (fewer if they are slow)."""
+def timeit(fn, repeat, quiet_s=0.0, budget_s=3.0):
+    """Median seconds of `fn()` over `repeat` runs after one warm-up (fewer if they are slow),
+    each run started when the machine is quiet (waiting at most quiet_s)."""
     fn()
     times = []
     start = time.perf_counter()
     while len(times) < repeat and (len(times) < 3 or time.perf_counter() - start < budget_s):
+        wait_for_quiet(quiet_s)
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
     return float(np.median(times))
 
 
+def wait_for_quiet(limit_s):
+    """Wait (at most limit_s) until no other process is runnable: timings on a shared machine
+    are otherwise mostly a measure of the neighbours. Returns the seconds waited."""
+    start = time.perf_counter()
+    calm = 0
+    while time.perf_counter() - start < limit_s and calm < 3:
+        try:
+            with open("/proc/loadavg") as f:
+                running = int(f.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            return 0.0
+        calm = calm + 1 if running <= 1 else 0
+        time.sleep(0.1)
+    return time.perf_counter() - start
+
+
 def copy_bandwidth():
     """Bytes moved per second (read + write) by a 256 MiB np.copyto."""
     src = np.ones(1 << 26, np.float32)
     dst = np.empty_like(src)
-    t = timeit(lambda: np.copyto(dst, src), 7)
+    t = timeit(lambda: np.copyto(dst, src), 7, quiet_s=5.0)
     return 2 * src.nbytes / t
 
 
@@ -238,7 +256,7 @@ def floor_bytes(op, data, ids, S, indices):
     return total
 
 
-def run_case(op, n, D, S, dtype, order, bandwidth, repeat, rng):
+def run_case(op, n, D, S, dtype, order, bandwidth, repeat, rng, quiet_s=0.0):
     dtype = np.dtype(dtype)
     shape = (n,) if D == 1 else (n, D)
     data = (rng.random(shape) * 100).astype(dtype) if dtype.kind != "f" else rng.random(
@@ -256,7 +274,7 @@ def run_case(op, n, D, S, dtype, order, bandwidth, repeat, rng):
     for make in (segflow_impls,) + COMPETITORS:
         for name, fn in make(op, data, ids, S, order == "sorted", indices).items():
             try:
-                rows.append((name, timeit(fn, repeat)))
+                rows.append((name, timeit(fn, repeat, quiet_s)))
             except Exception as exc:  # a competitor's missing feature must not stop the table
                 rows.append((name + f" (failed: {type(exc).__name__})", float("nan")))
     others = [t for name, t in rows if not name.startswith("segflow") and np.isfinite(t)]
@@ -295,12 +313,15 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="a small matrix, for a smoke run")
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--only", default="", help="run the cases whose label has this text")
+    parser.add_argument("--quiet-wait", type=float, default=5.0,
+                        help="seconds to wait, before each timed run, for other processes to idle")
     args = parser.parse_args(argv)
     import numba
     print(f"machine: {machine()}; numba threads: {numba.get_num_threads()}"
           f" ({numba.threading_layer() if hasattr(numba, 'threading_layer') else '?'})")
     print("libraries: " + ", ".join(f"{m} {'yes' if optional(m) else 'no'}"
                                     for m in ("scipy", "torch", "tensorflow", "jax")))
+    wait_for_quiet(args.quiet_wait)
     bandwidth = copy_bandwidth()
     print(f"copy bandwidth (np.copyto, read + write): {bandwidth / 1e9:.1f} GB/s")
     print()
@@ -322,8 +343,9 @@ def main(argv=None):
         label = f"{op} N={n:.0e} D={D} S={S:.0e} {np.dtype(dtype).name} {order}"
         if args.only and args.only not in label:
             continue
-        run_case(op, n, D, S, dtype, order, bandwidth, args.repeat, rng)
-    print()
+        run_case(op, n, D, S, dtype, order, bandwidth, args.repeat, rng, args.quiet_wait)
+    with open("/proc/loadavg") as f:
+        print(f"\nload average at the end (1, 5, 15 min): {' '.join(f.read().split()[:3])}")
     for state, (wall, imp, call) in cold_start().items():
         print(f"fresh process, {state}: {wall:.2f} s wall (import {imp:.2f} s,"
               f" first unsorted_sum of 1e6 float32 {call * 1e3:.1f} ms)")

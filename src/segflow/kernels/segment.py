@@ -54,8 +54,9 @@ _SPARSE_KINDS = ("sum", "mean", "sqrt_n")
 
 _SMALL = 1 << 15          # below this many elements, run on one thread with one chunk
 _PRIVATE_MAX_BYTES = 2 << 20   # per-chunk accumulators of random-id scatters stay under this
-_BUCKET_BYTES = 256 << 10      # accumulators of one bucket (fit in L2 with room to spare)
+_BUCKET_BYTES = 1 << 20        # accumulators of one bucket (about one core's L2)
 _MAX_PARTS = 8                 # fixed row chunks of the private scatter (thread-independent)
+_BUCKET_MIN_THREADS_1D = 4     # D == 1 buckets beat a serial scatter only with this many threads
 
 
 # ----------------------------------------------------------------------------- compiled pieces
@@ -702,7 +703,10 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
                 _runs(op, scale, rows, order, ids, init, fill, out, nt)
         return out
     nparts = int(min(_MAX_PARTS, max(1, n // (4 * num_segments + 1))))
-    if n * max(D, 1) < _SMALL:
+    if n * max(D, 1) < _SMALL or nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not (
+            num_segments * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts > 1):
+        # One thread (or, for D == 1, too few for the three passes of the partition to pay):
+        # the serial scatter reduces each segment in row order, exactly like the buckets do.
         _scatter_serial(op, scale, rows, ids, init, out)
     elif num_segments * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts > 1:
         with _thread_limit(nt):
