@@ -222,14 +222,29 @@ def test_jacobian_of_matmul_has_target_then_source_shape():
     np.testing.assert_array_equal(j, expected)
 
 
-def test_jacobian_of_unconnected_source_is_zeros():
+def test_jacobian_of_unconnected_source_is_none_or_zeros():
     x, c = sf.constant([1.0, 2.0]), sf.constant([7.0, 8.0, 9.0])
     with sf.GradientTape(persistent=True) as tape:
         tape.watch([x, c])
         y = x * 2.0
     jx, jc = tape.jacobian(y, [x, c])
     np.testing.assert_array_equal(jx.numpy(), [[2.0, 0.0], [0.0, 2.0]])
-    np.testing.assert_array_equal(jc.numpy(), np.zeros((2, 3)))
+    assert jc is None           # TF's default, unconnected_gradients="none"
+    j = tape.jacobian(y, {"x": x, "c": c}, unconnected_gradients="zero")
+    np.testing.assert_array_equal(j["c"].numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(j["x"].numpy(), [[2.0, 0.0], [0.0, 2.0]])
+    with pytest.raises(ValueError, match="unconnected_gradients.*'nope'"):
+        tape.jacobian(y, x, unconnected_gradients="nope")
+
+
+def test_jacobian_non_persistent_once():
+    x = sf.constant([1.0, 2.0])
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    np.testing.assert_array_equal(tape.jacobian(y, x).numpy(), [[2.0, 0.0], [0.0, 4.0]])
+    with pytest.raises(RuntimeError, match="non-persistent"):
+        tape.jacobian(y, x)
 
 
 def test_gradients_function_as_in_the_seed_file():

@@ -253,6 +253,10 @@ class GradientTape:
         if self._tape is None or (self._used and not self._persistent):
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
                                "gradients (or jacobians)")
+        if isinstance(unconnected_gradients, str):
+            unconnected_gradients = unconnected_gradients.lower()
+        if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
         self._used = True
         flat_sources = [_source(s) for s in nest.flatten(sources)]
         target = ops.convert_to_tensor(target)
@@ -266,21 +270,22 @@ class GradientTape:
                 seed = np.zeros(n, dtype=target.dtype.as_numpy_dtype)
                 seed[i] = 1
                 seed = ops.EagerTensor(seed.reshape(target.shape.as_list()))
-                grads = imperative_grad(self._tape, [target], flat_sources, [seed], UnconnectedGradients.ZERO)
+                grads = imperative_grad(self._tape, [target], flat_sources, [seed], unconnected_gradients)
                 for k, g in enumerate(grads):
-                    rows[k].append(ops.convert_to_tensor(g))
+                    rows[k].append(None if g is None else ops.convert_to_tensor(g))
         finally:
             if was:
                 self._push()
         result = []
         for s, r in zip(flat_sources, rows):
             shape = target.shape.as_list() + s.shape.as_list()
-            if n == 0:
+            if n and all(g is None for g in r):
+                result.append(None)  # unconnected, as TF's jacobian with unconnected_gradients="none"
+            elif n == 0:
                 result.append(array_ops.zeros(shape, dtype=s.dtype))
             else:
+                r = [array_ops.zeros_like(s) if g is None else g for g in r]
                 result.append(array_ops.reshape(array_ops.stack(r), shape))
-        if unconnected_gradients == UnconnectedGradients.NONE:
-            pass  # zeros are the honest answer for a dense Jacobian of an unconnected source
         return nest.pack_sequence_as(sources, result)
 
 
