@@ -91,6 +91,12 @@ def test_feed_dtype_rules(g):
         assert out.dtype == np.float32 and out.tolist() == [1.0, 2.0]
         out = s.run(qi, {pi: np.array([1, 2], np.int64)})
         assert out.dtype == np.int32 and out.tolist() == [2, 3]
+        with pytest.raises(errors.InvalidArgumentError, match="out of range for tensor pi:0 of dtype int32"):
+            s.run(qi, {pi: [2**40, 1]})                # would wrap around to [1, 2]
+        with pytest.raises(errors.InvalidArgumentError, match="out of range for tensor pi:0"):
+            s.run(qi, {pi: np.array([-1.0, 3e9])})
+        with pytest.raises(TypeError, match="Cannot feed value of type str.*pf:0 of dtype float32"):
+            s.run(qf, {pf: "ab"})
 
 
 def test_feed_shape_and_missing_feed_errors(g):

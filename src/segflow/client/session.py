@@ -193,9 +193,16 @@ class Session(BaseSession):
         np_dtype = t.dtype.as_numpy_dtype
         arr = np.asarray(value)
         if arr.dtype != np_dtype:
-            if arr.dtype == object:
-                raise TypeError(f"Cannot feed value of type {type(value).__name__} to tensor {t.name}")
             kind_from, kind_to = arr.dtype.kind, np.dtype(np_dtype).kind
+            if arr.dtype == object or kind_from in "USV":
+                raise TypeError(f"Cannot feed value of type {type(value).__name__} (dtype {arr.dtype}) to tensor "
+                                f"{t.name} of dtype {t.dtype.name}")
+            if kind_to in "iu" and kind_from in "iufc" and arr.size:
+                info = np.iinfo(np_dtype)
+                if arr.real.min() < info.min or arr.real.max() > info.max:   # would wrap around silently
+                    raise errors.InvalidArgumentError(
+                        None, None, f"{t.op.type} '{t.op.name}': fed value is out of range for tensor {t.name} "
+                        f"of dtype {t.dtype.name} (min {arr.real.min()}, max {arr.real.max()})")
             lossy = (kind_from in "fc" and kind_to in "iub") or (kind_from == "c" and kind_to == "f") \
                 or (kind_to == "b" and kind_from != "b")
             if lossy and not (kind_from in "fc" and np.all(np.mod(arr.real, 1) == 0) and kind_to in "iu"):
