@@ -360,3 +360,28 @@ def test_gradient_tape_refuses_graph_mode():
         with pytest.raises(RuntimeError, match="graph mode use sf.gradients"):
             with sf.GradientTape():
                 pass
+
+
+def test_unwatched_constant_next_to_a_watched_variable_gets_none():
+    x = sf.constant(2.0)
+    v = sf.Variable(3.0)
+    with sf.GradientTape() as tape:
+        y = v * x            # the Mul is recorded (v is watched), but x is not a source
+    g = tape.gradient(y, Pair(v, x))
+    assert float(g.a) == 2.0 and g.b is None
+
+
+def test_persistent_tape_can_be_reentered():
+    x = sf.constant(2.0)
+    tape = sf.GradientTape(persistent=True)
+    with tape:
+        tape.watch(x)
+        y = x * x
+    z0 = y * x               # not recorded: between the blocks
+    with tape:
+        z = y * x
+    assert float(tape.gradient(z, x)) == 12.0      # 3x^2 through both blocks
+    assert tape.gradient(z0, x) is None
+    with tape:
+        with pytest.raises(ValueError, match="still recording"):
+            tape.__enter__()

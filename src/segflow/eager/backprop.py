@@ -32,8 +32,11 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
                     unconnected_gradients=UnconnectedGradients.NONE):
     """Gradients of `targets` (weighted by `output_gradients`) w.r.t. `sources` over `tape`'s records."""
     from segflow.ops import array_ops
-    # Records on a path from a source: a forward pass over the tape.
-    reach = {id(s) for s in sources}
+    # Records on a path from a source: a forward pass over the tape. Only what the tape watched can be
+    # a source (a watched tensor or variable, or an output of a recorded op); an unwatched constant that
+    # met a watched value in some op still gets None, as in TF.
+    watched = tape.watched
+    reach = {id(s) for s in sources if id(s) in watched}
     useful = []
     for r in tape.records:
         for x in r.inputs:
@@ -144,7 +147,10 @@ class GradientTape:
     def __enter__(self):
         if not context.executing_eagerly():
             raise RuntimeError("GradientTape records eagerly executed ops; in graph mode use sf.gradients")
-        self._tape = tape_lib.Tape(self._persistent, self._watch_accessed_variables)
+        if self._recording:
+            raise ValueError("Tape is still recording: a GradientTape cannot be entered while it is active")
+        if self._tape is None:  # else resume recording on the same tape (TF's re-entrant tapes)
+            self._tape = tape_lib.Tape(self._persistent, self._watch_accessed_variables)
         self._push()
         return self
 
