@@ -385,3 +385,15 @@ def test_persistent_tape_can_be_reentered():
     with tape:
         with pytest.raises(ValueError, match="still recording"):
             tape.__enter__()
+
+
+def test_watched_variables_listed_once():
+    v = sf.Variable(1.0)
+    frozen = sf.Variable(1.0, trainable=False)
+    with sf.GradientTape() as tape:
+        tape.watch(v)
+        tape.watch([v])
+        y = v * 2.0 + frozen
+        tape.watch(v)
+    assert tape.watched_variables() == [v]
+    assert float(tape.gradient(y, v)) == 2.0

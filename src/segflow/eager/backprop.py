@@ -176,7 +176,7 @@ class GradientTape:
                 self._tape.watch(t)
                 continue
             src = _source(t)
-            if hasattr(t, "_gradient_source"):
+            if hasattr(t, "_gradient_source") and not self._tape.is_watched(src):
                 self._tape.watched_variables.append(t)
             if not isinstance(src, ops.Tensor):
                 raise ValueError(f"Passed in object of type {type(t).__name__}, not a tensor or variable")
