@@ -215,3 +215,15 @@ def test_variables_live_in_the_session(g):
         s1.run(inc)
         np.testing.assert_array_equal(s1.run(v), [2.0, 3.0])
         np.testing.assert_array_equal(s2.run(v), [1.0, 2.0])
+
+
+def test_feeding_one_output_of_an_op_that_still_runs(g):
+    # split runs for `b`; the fed `a` must not be overwritten by split's own value.
+    x = sf.constant([1.0, 2.0])
+    a, b = sf.split(x, 2)
+    y = a * 10.0 + b
+    with Session() as s:
+        np.testing.assert_array_equal(s.run(y), [12.0])
+        va, vy = s.run([a, y], {a: [100.0]})
+        np.testing.assert_array_equal(va, [100.0])
+        np.testing.assert_array_equal(vy, [1002.0])

@@ -233,6 +233,7 @@ class Session(BaseSession):
         slots = {}
         for t in fed:
             slots[t] = len(slots)
+        n_slots = len(slots)
         plan = _Plan()
         for op in needed:
             in_slots = []
@@ -242,15 +243,22 @@ class Session(BaseSession):
                 in_slots.append(slots[t])
             out_slots = []
             for t in op.outputs:
+                if t in fed_set:
+                    # The op runs for another output (or as a target): its value for a fed output goes
+                    # to a scratch slot, so the feed is what consumers see.
+                    out_slots.append(n_slots)
+                    n_slots += 1
+                    continue
                 if t not in slots:
-                    slots[t] = len(slots)
+                    slots[t] = n_slots
+                    n_slots += 1
                 out_slots.append(slots[t])
             opdef = op.op_def
             regroup = opdef.has_list_input
             single = opdef.num_outputs == 1 and not opdef.list_output
             plan.steps.append((op, opdef.kernel, in_slots, out_slots, op._kernel_attrs, opdef.stateful,
                                regroup, single))
-        plan.n_slots = len(slots)
+        plan.n_slots = n_slots
         plan.feed_slots = [slots[t] for t in fed]
         plan.fetch_slots = [slots[t] for t in tensors]
         return plan
