@@ -30,6 +30,17 @@ def test_python_and_numpy_values_take_tf_dtypes(mode, value, dtype, shape):
     np.testing.assert_array_equal(mode.evaluate(t), np.asarray(value))
 
 
+def test_python_ints_beyond_int64_raise():
+    with pytest.raises(ValueError, match="9223372036854775808.*out of range for int64"):
+        ops.convert_to_tensor([2**63])
+    with pytest.raises(ValueError, match="out of range for int64"):
+        sf.constant(2**64 - 1)
+    assert int(ops.convert_to_tensor(2**63 - 1)) == 2**63 - 1
+    assert int(ops.convert_to_tensor(-2**63)) == -2**63
+    # An explicit unsigned dtype may hold them.
+    assert int(ops.convert_to_tensor(2**63, dtype=sf.uint64)) == 2**63
+
+
 def test_nested_list_of_eager_tensors():
     t = ops.convert_to_tensor([sf.constant(1.0), 2.0, np.float32(3.0)])
     np.testing.assert_array_equal(t.numpy(), [1.0, 2.0, 3.0])

@@ -41,6 +41,9 @@ def to_numpy(value, dtype=None, strict=False):
             if arr.dtype.kind == "f":
                 arr = arr.astype(np.float32)
             elif arr.dtype.kind in "iu":
+                if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+                    # NumPy made uint64 for ints in [2**63, 2**64): int64 would wrap them to negatives
+                    raise ValueError(f"Can't convert Python int {arr.max()} to a tensor: out of range for int64")
                 arr = arr.astype(np.int32) if arr.size == 0 or (
                     arr.min() >= -2**31 and arr.max() < 2**31) else arr.astype(np.int64)
             elif arr.dtype.kind == "U" or arr.dtype.kind == "S":
