@@ -397,3 +397,16 @@ def test_watched_variables_listed_once():
         tape.watch(v)
     assert tape.watched_variables() == [v]
     assert float(tape.gradient(y, v)) == 2.0
+
+
+def test_jacobian_with_respect_to_variables():
+    v = sf.Variable([1.0, 2.0])
+    w = sf.Variable([[1.0, 2.0, 3.0]])
+    x = sf.constant(3.0)
+    with sf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = v * v * x
+    np.testing.assert_array_equal(tape.jacobian(y, v).numpy(), [[6.0, 0.0], [0.0, 12.0]])   # diag(2 v x)
+    jw = tape.jacobian(y, w, unconnected_gradients="zero")
+    assert jw.shape == (2, 1, 3) and not np.any(jw.numpy())
+    assert tape.jacobian(y, w) is None

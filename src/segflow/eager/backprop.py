@@ -283,14 +283,15 @@ class GradientTape:
             if was:
                 self._push()
         result = []
-        for s, r in zip(flat_sources, rows):
+        # Shapes and dtypes from the sources as given: a variable's gradient source is its handle.
+        for s, r in zip(nest.flatten(sources), rows):
             shape = target.shape.as_list() + s.shape.as_list()
             if n and all(g is None for g in r):
                 result.append(None)  # unconnected, as TF's jacobian with unconnected_gradients="none"
             elif n == 0:
                 result.append(array_ops.zeros(shape, dtype=s.dtype))
             else:
-                r = [array_ops.zeros_like(s) if g is None else g for g in r]
+                r = [array_ops.zeros(s.shape.as_list(), dtype=s.dtype) if g is None else g for g in r]
                 result.append(array_ops.reshape(array_ops.stack(r), shape))
         return nest.pack_sequence_as(sources, result)
 
