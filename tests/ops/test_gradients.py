@@ -91,8 +91,15 @@ def test_tree_aggregation_gives_the_same_values(graph):
 
 def test_colocate_and_gate_gradients_are_accepted(graph):
     x = sf.placeholder(sf.float32, [2])
-    g, = sf.gradients(x * x, x, colocate_gradients_with_ops=True, gate_gradients=True)
+    with ops.device("/gpu:3"):
+        y = sf.multiply(x, x, name="sq")
+    with ops.device("/cpu:0"):
+        g, = sf.gradients(y, x, colocate_gradients_with_ops=True, gate_gradients=True)
+        g2, = sf.gradients(y, x)
     np.testing.assert_array_equal(_run(g, {x: X}), 2 * X)
+    np.testing.assert_array_equal(_run(g2, {x: X}), 2 * X)
+    placed = {op.name: op.device for op in graph.get_operations() if "sq_grad" in op.name}
+    assert placed and all(d == ("/gpu:3" if n.startswith("gradients/") else "/cpu:0") for n, d in placed.items())
 
 
 def test_gradient_of_integer_y_raises(graph):
