@@ -170,3 +170,24 @@ def test_densify_of_large_shape_warns(monkeypatch, mode):
     expected = np.zeros((5, 2))
     expected[3] = 4.0
     np.testing.assert_array_equal(mode.evaluate(d), expected)
+
+
+class _Box:
+    def __init__(self, value):
+        self.value = value
+
+
+ops.register_tensor_conversion_function(
+    _Box, lambda value, dtype=None, name=None, as_ref=False: sf.constant(value.value, dtype=dtype))
+
+
+def test_registered_conversion_function(mode):
+    np.testing.assert_array_equal(mode.evaluate(ops.convert_to_tensor(_Box([1, 2]))), [1, 2])
+    np.testing.assert_array_equal(mode.evaluate(sf.constant([1.0, 2.0]) + _Box([10.0, 20.0])), [11.0, 22.0])
+    assert ops.convert_to_tensor(_Box([1, 2]), dtype=sf.float64).dtype == sf.float64
+
+
+def test_numpy_array_on_the_left_defers_to_tensor(mode):
+    r = np.array([1.0, 2.0], np.float32) * sf.constant([3.0, 4.0])
+    assert isinstance(r, ops.Tensor)
+    np.testing.assert_array_equal(mode.evaluate(r), [3.0, 8.0])
