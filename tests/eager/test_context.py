@@ -49,6 +49,9 @@ def test_eager_mode_inside_a_graph_block():
         with context.eager_mode():
             assert context.executing_eagerly()
             assert isinstance(sf.constant(1.0), ops.EagerTensor)
+            with context.graph_mode():       # back to building g, as in TF
+                assert ops.get_default_graph() is g
+                assert sf.constant(1.0).graph is g
         assert not context.executing_eagerly()
         assert ops.get_default_graph() is g
 

@@ -11,13 +11,14 @@ __all__ = ["executing_eagerly", "graph_mode", "eager_mode", "context_safe",
 
 
 class _State:
-    __slots__ = ("eager", "graph_stack", "eager_disabled", "global_graph")
+    __slots__ = ("eager", "graph_stack", "eager_disabled", "global_graph", "suspended")
 
     def __init__(self):
         self.eager = True          # True while no default graph is pushed (and eager is enabled)
         self.graph_stack = []      # graphs made default with as_default(), innermost last
         self.eager_disabled = False
         self.global_graph = None   # the graph get_default_graph() returns outside any as_default()
+        self.suspended = []        # graph stacks set aside by eager_mode(), innermost last
 
 
 _state = _State()
@@ -49,10 +50,15 @@ def pop_graph(graph):
 def graph_mode():
     """Build ops into the global default graph (TF's `context.graph_mode()`)."""
     from segflow.framework import ops
-    graph = ops.get_default_graph() if not _state.graph_stack else _state.graph_stack[-1]
     if _state.graph_stack and not _state.eager:
         yield
         return
+    if _state.graph_stack:
+        graph = _state.graph_stack[-1]
+    elif _state.suspended and _state.suspended[-1]:
+        graph = _state.suspended[-1][-1]   # graph_mode() inside eager_mode() inside g.as_default(): g
+    else:
+        graph = ops.get_default_graph()
     with graph.as_default():
         yield
 
@@ -62,10 +68,12 @@ def eager_mode():
     """Run ops at once, even inside a `graph.as_default()` block."""
     saved_stack, saved_disabled = _state.graph_stack, _state.eager_disabled
     _state.graph_stack, _state.eager_disabled = [], False
+    _state.suspended.append(saved_stack)
     _update()
     try:
         yield
     finally:
+        _state.suspended.pop()
         _state.graph_stack, _state.eager_disabled = saved_stack, saved_disabled
         _update()
 
