@@ -58,11 +58,11 @@ def test_eager_mode_inside_a_graph_block():
 
 def test_mode_is_restored_after_an_exception():
     g = ops.Graph()
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="boom"):
         with g.as_default():
             raise KeyError("boom")
     assert context.executing_eagerly()
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="boom"):
         with context.eager_mode():
             with context.graph_mode():
                 raise KeyError("boom")
