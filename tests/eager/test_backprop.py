@@ -421,3 +421,14 @@ def test_implicit_grad_and_make_vjp():
     assert float(result) == 10.0
     assert [float(g) for g in vjp()] == [5.0, 2.0]
     assert [float(g) for g in vjp(sf.constant(3.0))] == [15.0, 6.0]
+
+
+def test_persistent_tape_records_its_own_gradient_inside_the_block():
+    # As TF: gradient() inside a persistent tape's block is recorded, giving a second derivative.
+    x = sf.constant(2.0)
+    with sf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x * x
+        dy = tape.gradient(y, x)
+    d2y = tape.gradient(dy, x)
+    assert (float(dy), float(d2y)) == (12.0, 12.0)

@@ -239,7 +239,9 @@ class GradientTape:
         if flat_out is not None and len(flat_out) != len(flat_targets):
             raise ValueError(f"output_gradients has {len(flat_out)} entries for {len(flat_targets)} targets; "
                              "pass one gradient (a tensor, or None) per target")
-        was = self._recording
+        # A persistent tape keeps recording while it differentiates (TF): the gradient ops land on it, so
+        # it can differentiate its own gradients. A non-persistent tape pauses.
+        was = self._recording and not self._persistent
         if was:
             self._pop()
         try:
@@ -247,7 +249,7 @@ class GradientTape:
         finally:
             if was:
                 self._push()
-        if not self._persistent and not was:
+        if not self._persistent and not self._recording:
             self._watched_variables = self._tape.watched_variables
             self._tape = None
         return nest.pack_sequence_as(sources, result)
