@@ -202,11 +202,13 @@ def test_zero_dimensional_kernel_results_stay_zero_dimensional(mode):
         "gather_nd": sf.gather_nd(v, [1]),
         "unstack": sf.unstack(v)[1],
         "slice": sf.slice(s, [], []),
+        "ellipsis_index": v[..., 1],
     }
     values = mode.evaluate(results)
     for name, value in values.items():
         assert np.shape(value) == (), name
     assert float(values["gather_nd"]) == 2.0 and float(values["unstack"]) == 2.0
+    assert float(values["ellipsis_index"]) == 2.0
 
 
 def test_add_n_of_three_scalars(mode):

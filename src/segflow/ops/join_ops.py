@@ -271,7 +271,7 @@ def _strided_slice_kernel(x, begin, end, strides, begin_mask=0, end_mask=0, elli
     idx = _slices(x.shape, begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
     _check_shrink(x.shape, idx)
     out = x[idx]
-    return np.ascontiguousarray(out) if isinstance(out, np.ndarray) and out.ndim else np.asarray(out)
+    return np.ascontiguousarray(out) if isinstance(out, np.ndarray) and out.ndim else np.array(out)  # 0-d: a copy
 
 
 def _infer_strided_slice(op, input, begin, end, strides, **masks):
