@@ -263,3 +263,21 @@ def test_registry_names_first_registration():
 def test_reset_default_graph_inside_as_default_raises(g):
     with pytest.raises(AssertionError, match="reset_default_graph"):
         ops.reset_default_graph()
+
+
+def test_apply_op_argument_errors_name_the_op(mode):
+    from segflow.framework import errors, op_def
+    with pytest.raises(errors.InvalidArgumentError, match=r"AddV2: takes 2 inputs \('x', 'y'\), got 1"):
+        op_def.apply_op("AddV2", sf.constant(1.0))
+    with pytest.raises(errors.InvalidArgumentError, match="AddN: input 'inputs': expects a list"):
+        op_def.apply_op("AddN", sf.constant(1.0))
+    with pytest.raises(errors.InvalidArgumentError, match="AddV2: input 'y': cannot convert object"):
+        sf.add(sf.constant(1.0), object())
+
+
+def test_symbolic_tensor_in_eager_op_names_it():
+    from segflow.framework import errors
+    with ops.Graph().as_default():
+        x = sf.placeholder(sf.float32, [2], name="sym")
+    with pytest.raises(errors.InvalidArgumentError, match="AddV2: input 'x': symbolic tensor sym:0"):
+        sf.add(x, 1.0)

@@ -155,7 +155,7 @@ def apply_op(op_type, *inputs, name=None, **attrs):
     except KeyError:
         raise errors.NotFoundError(None, None, f"Op type not registered '{op_type}'") from None
     if _state.eager:
-        if opdef._fast:
+        if opdef._fast and len(inputs) == len(opdef.input_names):  # else _convert_inputs names the problem
             args = []
             for x in inputs:
                 if type(x) is _EagerTensor:
