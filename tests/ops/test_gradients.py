@@ -306,3 +306,15 @@ def test_custom_gradient_wrong_count_names_the_problem():
         z = bad(x, y)
     with pytest.raises(ValueError, match="returned 1 gradients for 2 inputs"):
         tape.gradient(z, [x, y])
+
+
+def test_multi_output_op_with_one_output_used_in_graph(graph):
+    x = sf.placeholder(sf.float32, [2, 2])
+    top, _ = sf.split(x, 2, axis=0)
+    _, second = sf.unstack(x)
+    g_split, = sf.gradients(top * 3.0, x)
+    g_unstack, = sf.gradients(second * second, x)
+    xv = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    vs, vu = _run([g_split, g_unstack], {x: xv})
+    np.testing.assert_array_equal(vs, [[3.0, 3.0], [0.0, 0.0]])
+    np.testing.assert_array_equal(vu, [[0.0, 0.0], [6.0, 8.0]])
