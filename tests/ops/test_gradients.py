@@ -318,3 +318,13 @@ def test_multi_output_op_with_one_output_used_in_graph(graph):
     vs, vu = _run([g_split, g_unstack], {x: xv})
     np.testing.assert_array_equal(vs, [[3.0, 3.0], [0.0, 0.0]])
     np.testing.assert_array_equal(vu, [[0.0, 0.0], [6.0, 8.0]])
+
+
+def test_indexed_slices_y_stands_for_its_dense_form(graph):
+    p = sf.placeholder(sf.float32, [3])
+    s = ops.IndexedSlices(p * sf.constant([1.0, 2.0, 3.0]), sf.constant([2, 0, 2]), sf.constant([4]))
+    g_ones, = sf.gradients(s, p)                       # d sum(dense(s)) / dp = [1, 2, 3]
+    g_weighted, = sf.gradients(s, p, grad_ys=[sf.constant([10.0, 20.0, 30.0, 40.0])])
+    v1, v2 = _run([g_ones, g_weighted], {p: [5.0, 6.0, 7.0]})
+    np.testing.assert_array_equal(v1, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(v2, [30.0, 20.0, 90.0])   # [1, 2, 3] * gy[[2, 0, 2]]

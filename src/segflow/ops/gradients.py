@@ -67,6 +67,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     stop = {t for t in _as_list(stop_gradients or [])}
 
     with ops.name_scope(name, "gradients"):
+        # An IndexedSlices y stands for its dense form: d sum(gy * dense(y)) / d values = gy[indices].
+        for i, y in enumerate(ys):
+            if isinstance(y, ops.IndexedSlices):
+                gy = grad_ys[i]
+                if isinstance(gy, ops.IndexedSlices):
+                    raise TypeError(f"grad_ys[{i}] for the IndexedSlices y {y.name} must be dense")
+                if gy is not None:
+                    from segflow.ops import gather_ops
+                    grad_ys[i] = gather_ops.gather(ops.convert_to_tensor(gy, dtype=y.dtype), y.indices)
+                ys[i] = y.values
         x_set = set(xs)
         # Ops reachable forward from xs through differentiable tensors.
         reached = set()
