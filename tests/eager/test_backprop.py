@@ -432,3 +432,13 @@ def test_persistent_tape_records_its_own_gradient_inside_the_block():
         dy = tape.gradient(y, x)
     d2y = tape.gradient(dy, x)
     assert (float(dy), float(d2y)) == (12.0, 12.0)
+
+
+def test_indexed_slices_target_stands_for_its_dense_form():
+    p = sf.constant([5.0, 6.0, 7.0])
+    with sf.GradientTape(persistent=True) as tape:
+        tape.watch(p)
+        s = ops.IndexedSlices(p * sf.constant([1.0, 2.0, 3.0]), sf.constant([2, 0, 2]), sf.constant([4]))
+    np.testing.assert_array_equal(tape.gradient(s, p).numpy(), [1.0, 2.0, 3.0])
+    g = tape.gradient(s, p, output_gradients=sf.constant([10.0, 20.0, 30.0, 40.0]))
+    np.testing.assert_array_equal(g.numpy(), [30.0, 20.0, 90.0])     # [1, 2, 3] * dy[[2, 0, 2]]

@@ -229,7 +229,7 @@ class GradientTape:
         if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
             raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
         self._used = True
-        flat_targets = [ops.convert_to_tensor(t) if not isinstance(t, ops.Tensor) else t
+        flat_targets = [ops.convert_to_tensor(t) if not isinstance(t, (ops.Tensor, ops.IndexedSlices)) else t
                         for t in nest.flatten(target)]
         flat_sources = [_source(s) for s in nest.flatten(sources)]
         for s in flat_sources:
@@ -239,6 +239,12 @@ class GradientTape:
         if flat_out is not None and len(flat_out) != len(flat_targets):
             raise ValueError(f"output_gradients has {len(flat_out)} entries for {len(flat_targets)} targets; "
                              "pass one gradient (a tensor, or None) per target")
+        for i, t in enumerate(flat_targets):
+            if isinstance(t, ops.IndexedSlices):  # its dense form: d sum(dy * dense(t)) / d values = dy[indices]
+                if flat_out is not None and flat_out[i] is not None:
+                    from segflow.ops import gather_ops
+                    flat_out[i] = gather_ops.gather(ops.convert_to_tensor(flat_out[i], dtype=t.dtype), t.indices)
+                flat_targets[i] = t.values
         # A persistent tape keeps recording while it differentiates (TF): the gradient ops land on it, so
         # it can differentiate its own gradients. A non-persistent tape pauses.
         was = self._recording and not self._persistent
