@@ -328,3 +328,16 @@ def test_indexed_slices_y_stands_for_its_dense_form(graph):
     v1, v2 = _run([g_ones, g_weighted], {p: [5.0, 6.0, 7.0]})
     np.testing.assert_array_equal(v1, [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(v2, [30.0, 20.0, 90.0])   # [1, 2, 3] * gy[[2, 0, 2]]
+
+
+def test_unconnected_variable_gets_zeros_of_its_value(graph):
+    v = sf.Variable([1.0, 2.0])
+    x = sf.placeholder(sf.float32, [])
+    gx, gv = sf.gradients(x * 2.0, [x, v], unconnected_gradients="zero")
+    assert gv.dtype == sf.float32
+    with sf.Session() as s:
+        s.run(sf.global_variables_initializer())
+        vx, vv = s.run([gx, gv], {x: 1.0})
+    assert float(vx) == 2.0
+    np.testing.assert_array_equal(vv, [0.0, 0.0])
+    assert sf.gradients(x * 2.0, v)[0] is None

@@ -8,7 +8,7 @@ same functions GradientTape calls eagerly.
 import collections
 
 from segflow.eager import context
-from segflow.framework import errors, ops
+from segflow.framework import dtypes, errors, ops
 from segflow.ops.gradients_util import (AggregationMethod, UnconnectedGradients, _check_aggregation_method,
                                         aggregate, call_grad_fn, is_backpropagatable, lookup_grad_fn)
 
@@ -59,7 +59,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
     from segflow.ops import array_ops
     ys = [ops.convert_to_tensor_or_indexed_slices(y) for y in _as_list(ys)]
-    xs = [_as_source(x) for x in _as_list(xs)]
+    given_xs = [x.deref() if isinstance(x, ops._Reference) else x for x in _as_list(xs)]
+    xs = [_as_source(x) for x in given_xs]
     xs = [ops.convert_to_tensor(x) if not isinstance(x, ops.Tensor) else x for x in xs]
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
     if len(grad_ys) != len(ys):
@@ -153,10 +154,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                         ready.append(t.op)
 
         result = []
-        for x in xs:
+        for x, given in zip(xs, given_xs):
             g = aggregate(grads.get(x, ()), aggregation_method)
             if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                g = array_ops.zeros_like(x)
+                # zeros like the variable's value, not like its resource handle
+                g = array_ops.zeros_like(given if x.dtype == dtypes.resource else x)
             result.append(g)
     return result
 
