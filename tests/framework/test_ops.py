@@ -281,3 +281,15 @@ def test_symbolic_tensor_in_eager_op_names_it():
         x = sf.placeholder(sf.float32, [2], name="sym")
     with pytest.raises(errors.InvalidArgumentError, match="AddV2: input 'x': symbolic tensor sym:0"):
         sf.add(x, 1.0)
+
+
+def test_eager_name_scopes_nest_like_tf():
+    assert sf.executing_eagerly()
+    with sf.name_scope("a") as outer:
+        with sf.name_scope("b") as inner:
+            assert inner == "a/b/"
+        with sf.name_scope("c") as other:
+            assert other == "a/c/"
+    assert outer == "a/"
+    with sf.name_scope("d") as again:
+        assert again == "d/"

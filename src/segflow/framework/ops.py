@@ -884,7 +884,14 @@ class name_scope:
 
     def __enter__(self):
         if context._state.eager:
-            return (self._name + "/") if self._name else ""
+            # Eagerly there are no nodes to name; the scope string still nests as in TF.
+            outer = _eager_name_stack[-1]
+            scope = self._name if self._name and self._name.endswith("/") else \
+                (outer + self._name + "/" if self._name else "")
+            _eager_name_stack.append(scope)
+            self._eager = True
+            return scope
+        self._eager = False
         graph = get_default_graph()
         if self._values:
             for v in self._values:
@@ -896,11 +903,15 @@ class name_scope:
         return self._ctx.__enter__()
 
     def __exit__(self, *exc):
+        if self._eager:
+            _eager_name_stack.pop()
+            return False
         if self._ctx is not None:
             return self._ctx.__exit__(*exc)
         return False
 
 
+_eager_name_stack = [""]
 op_scope = name_scope
 
 
