@@ -18,7 +18,7 @@ How the work is done (chosen by shape and by what a cheap first pass over the id
   buckets of 2**shift segments, then one thread per bucket reduces its rows in row order in
   accumulators that fit in cache and writes them once. D == 1 moves values, D > 1 row numbers.
 - Inputs below `_SMALL` elements call the serial loops directly (`_check_span`, `_runs_block`,
-  `_scatter_serial`, `_count_span`): a parallel launch costs more than they do.
+  `_private_span`, `_count_span`): a parallel launch costs more than they do.
 
 Compiled loops see data of three dtypes (float32, float64, int64) and ids int32/int64, which keeps
 specializations (and cold compile time) few: float16/bfloat16 are widened to float32 and smaller
@@ -221,15 +221,27 @@ def _reduce_span(op, v, col, i, j):
     return (s0 + s1) + (s2 + s3)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _combine_rows(op, acc, s, data, r):
-    """acc[s, k] = acc[s, k] (op) data[r, k] for every k (indices, not row views: no refcounts)."""
+    """acc[s, k] = acc[s, k] (op) data[r, k] for every k: one plain loop per op, inlined into
+    the caller (a call, or a branch on op inside the loop, keeps these from vectorising)."""
+    D = acc.shape[1]
     if op == SUM:
-        for k in range(acc.shape[1]):
+        for k in range(D):
             acc[s, k] += data[r, k]
+    elif op == PROD:
+        for k in range(D):
+            acc[s, k] *= data[r, k]
+    elif op == MAX:
+        for k in range(D):
+            a = acc[s, k]
+            b = data[r, k]
+            acc[s, k] = b if (b > a) | (b != b) else a
     else:
-        for k in range(acc.shape[1]):
-            acc[s, k] = _combine(op, acc[s, k], data[r, k])
+        for k in range(D):
+            a = acc[s, k]
+            b = data[r, k]
+            acc[s, k] = b if (b < a) | (b != b) else a
 
 
 @njit(cache=True, nogil=True)
@@ -345,7 +357,7 @@ def _private_span(op, scale, data, ids, a, b, part, count):
 
 
 @njit(cache=True, nogil=True)
-def _private_finish(scale, op, parts, counts, out, s0, s1):
+def _private_finish(op, scale, parts, counts, out, s0, s1):
     """out[s] = the chunks' partial results for s combined in chunk order, s in s0..s1-1."""
     nparts = parts.shape[0]
     for s in range(s0, s1):
@@ -360,29 +372,19 @@ def _private_finish(scale, op, parts, counts, out, s0, s1):
             out[s, k] = _finish(scale, v, count)
 
 
-@njit(cache=True, nogil=True)
-def _scatter_serial(op, scale, data, ids, init, out):
-    """out[s] = reduce of the rows with id s (checked ids, negatives dropped), on one thread."""
-    S = out.shape[0]
-    parts = np.full((1, S, out.shape[1]), init[0])
-    counts = np.zeros((1, S if scale != 0 else 0), np.int64)
-    _private_span(op, scale, data, ids, 0, ids.shape[0], parts[0], counts[0])
-    _private_finish(scale, op, parts, counts, out, 0, S)
-
-
 @njit(cache=True, nogil=True, parallel=True)
-def _scatter_private(op, scale, data, ids, init, out, nparts, nt):
-    """out[s] = reduce of the rows with id s (checked ids, negatives dropped): `nparts` fixed row
-    chunks accumulate privately, then the chunks are combined in chunk order."""
+def _scatter_private(op, scale, data, ids, parts, counts, out, nt):
+    """out[s] = reduce of the rows with id s (checked ids, negatives dropped): each of the
+    len(parts) fixed row chunks accumulates in its own parts[c] (pre-filled with the start
+    value; counts[c] when scale), then the chunks are combined in chunk order."""
     n = ids.shape[0]
     S = out.shape[0]
-    parts = np.full((nparts, S, out.shape[1]), init[0])
-    counts = np.zeros((nparts, S if scale != 0 else 0), np.int64)
+    nparts = parts.shape[0]
     for c in prange(nparts):
         _private_span(op, scale, data, ids, n * c // nparts, n * (c + 1) // nparts, parts[c],
                       counts[c])
     for t in prange(nt):
-        _private_finish(scale, op, parts, counts, out, S * t // nt, S * (t + 1) // nt)
+        _private_finish(op, scale, parts, counts, out, S * t // nt, S * (t + 1) // nt)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -703,14 +705,24 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
                 _runs(op, scale, rows, order, ids, init, fill, out, nt)
         return out
     nparts = int(min(_MAX_PARTS, max(1, n // (4 * num_segments + 1))))
-    if n * max(D, 1) < _SMALL or nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not (
-            num_segments * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts > 1):
+    private = num_segments * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts > 1
+    if n * max(D, 1) < _SMALL or nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not private:
         # One thread (or, for D == 1, too few for the three passes of the partition to pay):
-        # the serial scatter reduces each segment in row order, exactly like the buckets do.
-        _scatter_serial(op, scale, rows, ids, init, out)
-    elif num_segments * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts > 1:
+        # a serial scatter reduces each segment in row order, exactly like the buckets do.
+        if plan.acc == plan.cd and not scale:  # straight into the output
+            out[:] = init[0]
+            _private_span(op, scale, rows, ids, 0, n, out, np.zeros(0, np.int64))
+        else:
+            part = np.full((1, num_segments, D), init[0], plan.acc)
+            counts = np.zeros((1, num_segments if scale else 0), np.int64)
+            _private_span(op, scale, rows, ids, 0, n, part[0], counts[0])
+            _private_finish(op, scale, part, counts, out, 0, num_segments)
+    elif private:
+        # Accumulators come from NumPy (huge pages where the OS offers them), not Numba's heap.
+        parts = np.full((nparts, num_segments, D), init[0], plan.acc)
+        counts = np.zeros((nparts, num_segments if scale else 0), np.int64)
         with _thread_limit(nt):
-            _scatter_private(op, scale, rows, ids, init, out, nparts, nt)
+            _scatter_private(op, scale, rows, ids, parts, counts, out, nt)
     else:
         row_bytes = max(D, 1) * plan.acc.itemsize
         shift = max(0, (_BUCKET_BYTES // row_bytes).bit_length() - 1)
