@@ -109,7 +109,7 @@ else:  # pragma: no cover
         return contextlib.nullcontext()
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _combine(op, a, b):
     """a (+|*|max|min) b for real a, b; max and min propagate NaN."""
     if op == SUM:
@@ -358,18 +358,25 @@ def _private_span(op, scale, data, ids, a, b, part, count):
 
 @njit(cache=True, nogil=True)
 def _private_finish(op, scale, parts, counts, out, s0, s1):
-    """out[s] = the chunks' partial results for s combined in chunk order, s in s0..s1-1."""
+    """out[s] = the chunks' partial results for s combined in chunk order, s in s0..s1-1,
+    folded into parts[0] a chunk at a time over flat (1, m) views so that the loops vectorise."""
     nparts = parts.shape[0]
-    for s in range(s0, s1):
+    D = out.shape[1]
+    m = (s1 - s0) * D
+    first = parts[0].reshape(-1)[s0 * D:s1 * D].reshape(1, m)
+    for c in range(1, nparts):
+        _combine_rows(op, first, 0, parts[c].reshape(-1)[s0 * D:s1 * D].reshape(1, m), 0)
+    flat = out.reshape(-1)[s0 * D:s1 * D]
+    if scale == 0:
+        for k in range(m):
+            flat[k] = first[0, k]
+        return
+    for s in range(s1 - s0):
         count = 0
-        if scale != 0:
-            for c in range(nparts):
-                count += counts[c, s]
-        for k in range(out.shape[1]):
-            v = parts[0, s, k]
-            for c in range(1, nparts):
-                v = _combine(op, v, parts[c, s, k])
-            out[s, k] = _finish(scale, v, count)
+        for c in range(nparts):
+            count += counts[c, s0 + s]
+        for k in range(D):
+            flat[s * D + k] = _finish(scale, first[0, s * D + k], count)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -716,7 +723,10 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
             part = np.full((1, num_segments, D), init[0], plan.acc)
             counts = np.zeros((1, num_segments if scale else 0), np.int64)
             _private_span(op, scale, rows, ids, 0, n, part[0], counts[0])
-            _private_finish(op, scale, part, counts, out, 0, num_segments)
+            if scale:
+                _private_finish(op, scale, part, counts, out, 0, num_segments)
+            else:
+                out[...] = part[0]
     elif private:
         # Accumulators come from NumPy (huge pages where the OS offers them), not Numba's heap.
         parts = np.full((nparts, num_segments, D), init[0], plan.acc)
