@@ -805,3 +805,9 @@ def test_gradients_in_low_precision(dtype, f):
         assert g.dtype == x0.dtype
         grads.append(g.astype(np.float64))
     np.testing.assert_allclose(grads[1], grads[0], rtol=3e-2, atol=3e-2)
+
+
+def test_scalar_data_with_scalar_id(mode):
+    # 0-d ids are a prefix of 0-d data: the output has num_segments rows of shape ().
+    got = mode.evaluate(sf.math.unsorted_segment_sum(np.float64(3.0), np.int32(1), 3))
+    np.testing.assert_array_equal(got, [0.0, 3.0, 0.0])

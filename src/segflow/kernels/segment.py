@@ -629,7 +629,8 @@ def _as_ids(ids, name="segment_ids"):
         if ids.dtype.kind not in "iu" and not (ids.size == 0 and ids.dtype.kind == "f"):
             raise BadInput(name, f"must be int32 or int64, not {ids.dtype}")
         ids = ids.astype(np.int64)
-    return np.ascontiguousarray(ids)
+    # (np.ascontiguousarray would turn 0-d ids, valid for 0-d data, into shape (1,).)
+    return ids if ids.flags.c_contiguous else np.ascontiguousarray(ids)
 
 
 def _as_count(value, name):
