@@ -11,7 +11,7 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = ("overhead.py", "segment.py", "sparse.py")
+SCRIPTS = ("overhead.py", "segment.py", "accuracy.py", "sparse.py")
 
 
 def main(argv=None):
