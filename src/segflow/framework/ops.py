@@ -845,10 +845,6 @@ def reset_default_graph():
     context._state.global_graph = Graph()
 
 
-def _graph_for_building():
-    """The graph new nodes go to (graph mode only)."""
-    return get_default_graph()
-
 
 def enable_eager_execution():
     context.enable_eager_execution()

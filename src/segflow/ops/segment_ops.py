@@ -568,3 +568,9 @@ def _bincount_size(arr, minlength, maxlength):
     if maxlength is not None:
         size = cw.minimum(size, cw.cast(maxlength, dtypes.int32))
     return size
+
+
+def densify_indexed_slices(value, name=None):
+    """The dense tensor an IndexedSlices stands for: its values summed into rows with
+    unsorted_segment_sum (repeated indices add up)."""
+    return unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
