@@ -3,7 +3,8 @@
 1e7 float32 rows into 1e3 segments: large values of both signs that cancel, plus a small signal.
 Each implementation's result is compared with a float64 reference computed with math.fsum-exact
 partial sums (np.add.at on float64, whose error is far below float32's). Prints the max relative
-error (|got - ref| / max|ref|) per implementation. Never part of the tests; `make bench` runs it.
+error (|got - ref| / max|ref|) per implementation, and a rough time (with torch/TF loaded in the
+same process Numba's parallel kernels lose their second core: time speed with segment.py). Never part of the tests; `make bench` runs it.
 """
 import time
 
