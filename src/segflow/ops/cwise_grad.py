@@ -71,30 +71,30 @@ def _mul_grad(op, grad):
             None if 1 in skip else _unbroadcast(cw.multiply(cw.conj(x), grad), y))
 
 
-@ops.RegisterGradient("RealDiv")
-def _real_div_grad(op, grad):
+def _quotient_grad(op, grad, divide):
+    """d(x/y)/dx = 1/conj(y), d(x/y)/dy = -conj(x)/conj(y)^2, with `divide` the op's own division
+    (realdiv, TF1 div, div_no_nan) so the gradient keeps its zero-division rule."""
     x, y = op.inputs
     skip = _skip(op)
     cx, cy = cw.conj(x), cw.conj(y)
-    return (None if 0 in skip else _unbroadcast(cw.realdiv(grad, cy), x),
+    return (None if 0 in skip else _unbroadcast(divide(grad, cy), x),
             None if 1 in skip else
-            _unbroadcast(cw.multiply(grad, cw.realdiv(cw.realdiv(cw.negative(cx), cy), cy)), y))
+            _unbroadcast(cw.multiply(grad, divide(divide(cw.negative(cx), cy), cy)), y))
+
+
+@ops.RegisterGradient("RealDiv")
+def _real_div_grad(op, grad):
+    return _quotient_grad(op, grad, cw.realdiv)
 
 
 @ops.RegisterGradient("Div")
 def _div_grad(op, grad):
-    x, y = op.inputs
-    cx, cy = cw.conj(x), cw.conj(y)
-    return (_unbroadcast(cw.div(grad, cy), x),
-            _unbroadcast(cw.multiply(grad, cw.div(cw.div(cw.negative(cx), cy), cy)), y))
+    return _quotient_grad(op, grad, cw.div)
 
 
 @ops.RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op, grad):
-    x, y = op.inputs
-    cx, cy = cw.conj(x), cw.conj(y)
-    return (_unbroadcast(cw.div_no_nan(grad, cy), x),
-            _unbroadcast(cw.multiply(grad, cw.div_no_nan(cw.div_no_nan(cw.negative(cx), cy), cy)), y))
+    return _quotient_grad(op, grad, cw.div_no_nan)
 
 
 @ops.RegisterGradient("Pow")

@@ -139,26 +139,26 @@ def _shape_arg(shape):
     return ops.convert_to_tensor(arr.astype(np.int64 if arr.size and arr.max() >= 2**31 else np.int32))
 
 
-def zeros(shape, dtype=dtypes.float32, name=None):
-    """A tensor of zeros of the given shape and dtype."""
+def _filled(shape, dtype, value, name):
+    """A tensor of `shape` holding `value`: built directly eagerly, a Fill node in a graph."""
     dtype = dtypes.as_dtype(dtype)
+    scalar = np.full((), value, dtype.as_numpy_dtype)
     if context._state.eager and not isinstance(shape, ops.Tensor):
         dims = tuple(int(d) for d in (shape.as_list() if isinstance(shape, tensor_shape.TensorShape)
                                       else np.asarray(shape).reshape(-1)))
-        if all(d >= 0 for d in dims):
-            return ops.EagerTensor(np.zeros(dims, dtype=dtype.as_numpy_dtype))
-    return fill(shape, np.zeros((), dtype.as_numpy_dtype), name=name or "zeros")
+        if all(d >= 0 for d in dims):      # negative dims go to Fill, which names the error
+            return ops.EagerTensor(np.full(dims, scalar))
+    return fill(shape, scalar, name=name)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """A tensor of zeros of the given shape and dtype."""
+    return _filled(shape, dtype, 0, name or "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones of the given shape and dtype."""
-    dtype = dtypes.as_dtype(dtype)
-    if context._state.eager and not isinstance(shape, ops.Tensor):
-        dims = tuple(int(d) for d in (shape.as_list() if isinstance(shape, tensor_shape.TensorShape)
-                                      else np.asarray(shape).reshape(-1)))
-        if all(d >= 0 for d in dims):
-            return ops.EagerTensor(np.ones(dims, dtype=dtype.as_numpy_dtype))
-    return fill(shape, np.ones((), dtype.as_numpy_dtype), name=name or "ones")
+    return _filled(shape, dtype, 1, name or "ones")
 
 
 def _infer_like(op, x, **attrs):
