@@ -97,7 +97,7 @@ def test_lookup_partitioned_variables_get_indexed_slices(mode, strategy):
 
 
 def test_lookup_out_of_range(mode):
-    with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1\] = 11 is not in \[0, 11\)"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1\] = 11 is out of range \[0, 11\)"):
         mode.evaluate(embedding_ops.embedding_lookup(TABLE, [3, 11]))
 
 

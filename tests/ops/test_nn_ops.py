@@ -158,7 +158,7 @@ def test_sparse_xent_hand_worked(mode):
 
 def test_sparse_xent_label_out_of_range(mode):
     with pytest.raises(errors.InvalidArgumentError,
-                       match=r"SparseSoftmaxCrossEntropyWithLogits.*input 'labels'.*labels\[1\] = 4 is not in \[0, 4\)"):
+                       match=r"SparseSoftmaxCrossEntropyWithLogits.*input 'labels'.*labels\[1\] = 4 is out of range \[0, 4\)"):
         mode.evaluate(sf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0, 4, 1], logits=LOGITS))
     with pytest.raises(errors.InvalidArgumentError,
                        match=r"SparseSoftmaxCrossEntropyWithLogits.*input 'labels'.*= -1"):

@@ -4,7 +4,7 @@ import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput, index_text
+from segflow.kernels import BadInput, ids, index_text
 from segflow.kernels import gather as gather_kernels
 
 __all__ = ["gather", "gather_v2", "gather_nd", "batch_gather"]
@@ -50,13 +50,8 @@ def take_rows(params, indices, axis=0, batch_dims=0):
     if params.shape[:bd] != indices.shape[:bd]:
         raise BadInput("indices", f"batch dimensions of params {params.shape[:bd]} and indices "
                                   f"{indices.shape[:bd]} differ")
-    n = params.shape[axis]
-    if indices.size:
-        lo, hi = indices.min(), indices.max()
-        if lo < 0 or hi >= n:
-            bad = int(np.flatnonzero((indices < 0) | (indices >= n))[0])
-            raise BadInput("indices", f"indices[{index_text(bad, indices.shape)}] = {indices.flat[bad]} "
-                                      f"is not in [0, {n})")
+    ids.check_index_dtype(indices)
+    ids.check_in_range(indices, 0, params.shape[axis])
     if batch_dims == 0:
         if axis == 0:    # whole rows, copied by parallel threads when large
             return gather_kernels.take_rows(params, indices.reshape(-1)).reshape(indices.shape + params.shape[1:])

@@ -11,7 +11,7 @@ import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput, index_text
+from segflow.kernels import BadInput, ids
 from segflow.ops import cwise_ops as cw
 from segflow.ops import join_ops as jo
 from segflow.ops import reduction_ops as ro
@@ -146,10 +146,8 @@ def _sparse_xent_kernel(features, labels):
         raise BadInput("labels", f"shape {labels.shape} must be the shape of logits {features.shape} without its "
                                  f"last dimension")
     n = features.shape[-1]
-    bad = np.flatnonzero((labels < 0) | (labels >= n))
-    if bad.size:
-        k = int(bad[0])
-        raise BadInput("labels", f"labels[{index_text(k, labels.shape)}] = {labels.flat[k]} is not in [0, {n})")
+    ids.check_index_dtype(labels, "labels")
+    ids.check_in_range(labels, 0, n, "labels")
     shifted = features - np.max(features, axis=-1, keepdims=True) if n else features
     lse = np.log(np.sum(np.exp(shifted), axis=-1))
     picked = np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)[..., 0] if n else lse

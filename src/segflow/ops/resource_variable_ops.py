@@ -10,16 +10,22 @@ in-place updates (assign_add, scatter ops) copy it first only when it is shared 
 a value read earlier never changes. `ResourceGather` (sparse_read) and the scatter ops touch only
 the rows named, never the whole table. Indices are validated before anything is written, so a bad
 index leaves the variable unchanged.
+
+Every kernel that reads or writes a variable's array holds the resource's lock (`_locked`), so
+updates from several threads (or several Sessions' threads) never interleave and a read never sees
+a half-written row: TF documents its scatter updates as atomic, and so are these. Kernels touching
+several variables (the fused optimizer steps) take their locks in one global order (by id).
 """
 import contextlib
 import math
+import threading
 
 import numpy as np
 
 from segflow.eager import context, tape as tape_lib
 from segflow.framework import dtypes, errors, ops, tensor_shape
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput, gather, index_text, scatter
+from segflow.kernels import BadInput, gather, ids, scatter
 
 __all__ = ["ResourceVariable", "read_variable_op", "assign_variable_op", "assign_add_variable_op",
            "assign_sub_variable_op", "resource_gather", "variable_shape", "var_is_initialized_op",
@@ -38,13 +44,14 @@ _INDEX = (dtypes.int32, dtypes.int64)
 class _Resource:
     """The state of one variable: its array, and whether that array was handed out (shared)."""
 
-    __slots__ = ("name", "dtype", "value", "shared", "__weakref__")
+    __slots__ = ("name", "dtype", "value", "shared", "lock", "__weakref__")
 
     def __init__(self, name, dtype):
         self.name = name
         self.dtype = np.dtype(dtype) if dtype is not None else None
         self.value = None
         self.shared = False
+        self.lock = threading.Lock()    # held by every kernel that reads or writes `value`
 
     def read(self):
         """The current array, marked shared (an in-place update will copy it first)."""
@@ -77,6 +84,19 @@ class _Resource:
     def __repr__(self):
         state = "uninitialized" if self.value is None else f"shape={self.value.shape}"
         return f"<_Resource '{self.name}' {state}>"
+
+
+@contextlib.contextmanager
+def _locked(*resources):
+    """Holds the locks of `resources` (each once, in a fixed global order: no deadlock)."""
+    unique = sorted({id(r): r for r in resources}.values(), key=id)
+    for r in unique:
+        r.lock.acquire()
+    try:
+        yield
+    finally:
+        for r in reversed(unique):
+            r.lock.release()
 
 
 def _res(handle):
@@ -161,8 +181,8 @@ def _infer_var_handle(op, shared_name, dtype, shape, container=""):
 
 def _var_handle_kernel(state, shared_name, dtype, shape, container=""):
     res = state.resources.get(shared_name)
-    if res is None:
-        res = state.resources[shared_name] = _Resource(shared_name, dtypes.as_dtype(dtype).as_numpy_dtype)
+    if res is None:     # setdefault: two threads creating it at once get the same resource
+        res = state.resources.setdefault(shared_name, _Resource(shared_name, dtypes.as_dtype(dtype).as_numpy_dtype))
     return res
 
 
@@ -176,7 +196,9 @@ def _infer_read(op, resource, dtype):
 
 
 def _read_kernel(state, resource, dtype):
-    return _res(resource).read()
+    res = _res(resource)
+    with res.lock:
+        return res.read()
 
 
 register_op("ReadVariableOp", inputs=("resource",), infer=_infer_read, kernel=_read_kernel, stateful=True,
@@ -237,13 +259,14 @@ def _infer_assign(op, resource, value, **attrs):
 def _assign_kernel(state, resource, value, validate_shape=True, copy=False):
     res = _res(resource)
     _check_kernel_dtype(res, value)
-    if validate_shape and res.value is not None and res.value.shape != value.shape:
-        raise BadInput("value", f"shape {value.shape} does not match the shape {res.value.shape} of variable "
-                                f"'{res.name}'")
-    if copy:    # initializers: pay for the copy now, not in the first training step
-        res.set(np.array(value, copy=True), owned=True)
-    else:       # the value may be a graph constant or a tensor the caller holds: copy on first write
-        res.set(value, owned=False)
+    if copy:    # initializers: pay for the copy now (outside the lock), not in the first training step
+        value = np.array(value, copy=True)
+    with res.lock:
+        if validate_shape and res.value is not None and res.value.shape != value.shape:
+            raise BadInput("value", f"shape {value.shape} does not match the shape {res.value.shape} of variable "
+                                    f"'{res.name}'")
+        # without copy, the value may be a graph constant or a tensor the caller holds: copy on first write
+        res.set(value, owned=copy)
     return ()
 
 
@@ -251,19 +274,19 @@ def _update_kernel(ufunc):
     def kernel(state, resource, value):
         res = _res(resource)
         _check_kernel_dtype(res, value)
-        current = res.peek()
-        try:
-            np.broadcast_shapes(current.shape, value.shape)
-            ok = np.broadcast_shapes(current.shape, value.shape) == current.shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise BadInput("value", f"shape {value.shape} does not match the shape {current.shape} of variable "
-                                    f"'{res.name}'")
-        if res.shared:   # someone holds the current array: write a new one instead of copying it
-            res.set(ufunc(current, value), owned=True)
-        else:
-            ufunc(current, value, out=current)
+        with res.lock:
+            current = res.peek()
+            try:
+                ok = np.broadcast_shapes(current.shape, value.shape) == current.shape
+            except ValueError:
+                ok = False
+            if not ok:
+                raise BadInput("value", f"shape {value.shape} does not match the shape {current.shape} of "
+                                        f"variable '{res.name}'")
+            if res.shared:   # someone holds the current array: write a new one instead of copying it
+                res.set(ufunc(current, value), owned=True)
+            else:
+                ufunc(current, value, out=current)
         return ()
     return kernel
 
@@ -319,27 +342,19 @@ def _infer_resource_gather(op, resource, indices, dtype, batch_dims=0, validate_
     return [TensorSpec(dtype, indices.shape.as_list() + shape.as_list()[1:])]
 
 
-def _check_rows(indices, n, input_name="indices"):
-    """Raises BadInput naming the first index outside [0, n)."""
-    if indices.size:
-        lo, hi = indices.min(), indices.max()
-        if lo < 0 or hi >= n:
-            bad = int(np.flatnonzero((indices.reshape(-1) < 0) | (indices.reshape(-1) >= n))[0])
-            raise BadInput(input_name, f"{input_name}[{index_text(bad, indices.shape)}] = "
-                                       f"{indices.reshape(-1)[bad]} is not in [0, {n})")
-
-
 def _resource_gather_kernel(state, resource, indices, dtype, batch_dims=0, validate_indices=True):
     res = _res(resource)
-    table = res.peek()
-    if table.ndim == 0:
-        raise BadInput("resource", f"cannot gather from scalar variable '{res.name}'")
-    _check_rows(indices, table.shape[0])
-    # a new array of the gathered rows only (whole rows copied by parallel threads when large)
-    return gather.take_rows(table, indices.reshape(-1)).reshape(indices.shape + table.shape[1:])
+    ids.check_index_dtype(indices)
+    with res.lock:
+        table = res.peek()
+        if table.ndim == 0:
+            raise BadInput("resource", f"cannot gather from scalar variable '{res.name}'")
+        rows = ids.checked_rows(indices, table.shape[0])
+        # a new array of the gathered rows only (whole rows copied by parallel threads when large)
+        return gather.take_rows(table, rows).reshape(indices.shape + table.shape[1:])
 
 
-register_op("ResourceGather", inputs=("resource", "indices"), attrs={"Tindices": "indices"},
+register_op("ResourceGather", inputs=("resource", "indices"), attrs={"Tindices": "indices"}, allowed={"Tindices": _INDEX},
             infer=_infer_resource_gather, kernel=_resource_gather_kernel, stateful=True,
             defaults={"dtype": None, "batch_dims": 0, "validate_indices": True})
 
@@ -370,17 +385,17 @@ def _infer_scatter(op, resource, indices, updates):
 
 
 def _rows_and_updates(res, table, indices, updates):
-    """Validated (flat row ids, updates as one row per id)."""
+    """Validated (flat int64 row ids, updates as one row per id)."""
     _check_kernel_dtype(res, updates, "updates")
     if table.ndim == 0:
         raise BadInput("resource", f"cannot scatter into scalar variable '{res.name}'")
-    _check_rows(indices, table.shape[0])
+    rows = ids.checked_rows(indices, table.shape[0])
     want = indices.shape + table.shape[1:]
     if updates.shape != want:
         if updates.ndim != 0:
             raise BadInput("updates", f"shape {updates.shape} must be indices.shape + variable.shape[1:] = {want}")
         updates = np.broadcast_to(updates, want)
-    return indices.reshape(-1), updates.reshape((indices.size,) + table.shape[1:])
+    return rows, updates.reshape((indices.size,) + table.shape[1:])
 
 
 def _scatter_into(table, rows, updates, how):
@@ -396,8 +411,9 @@ def _scatter_into(table, rows, updates, how):
 def _scatter_kernel(how):
     def kernel(state, resource, indices, updates):
         res = _res(resource)
-        rows, upd = _rows_and_updates(res, res.peek(), indices, updates)   # validate before writing
-        _scatter_into(res.writable(), rows, upd, how)
+        with res.lock:
+            rows, upd = _rows_and_updates(res, res.peek(), indices, updates)   # validate before writing
+            _scatter_into(res.writable(), rows, upd, how)
         return ()
     return kernel
 
@@ -421,43 +437,23 @@ def _infer_scatter_nd(op, resource, indices, updates):
     return []
 
 
-def nd_rows(shape, indices, input_name="indices"):
-    """Multi-indices (last dim of `indices`) into `shape` -> validated flat row ids into the
-    leading `depth` dims (a kernel shared by the scatter_nd family)."""
-    if indices.ndim == 0:
-        raise BadInput(input_name, "must have rank >= 1")
-    depth = indices.shape[-1]
-    if depth > len(shape):
-        raise BadInput(input_name, f"index depth {depth} exceeds the rank of shape {tuple(shape)}")
-    flat = indices.reshape(-1, depth)
-    limits = np.asarray(shape[:depth], dtype=np.int64)
-    if flat.size:
-        bad = np.flatnonzero(np.any((flat < 0) | (flat >= limits), axis=1))
-        if bad.size:
-            k = int(bad[0])
-            raise BadInput(input_name, f"{input_name}[{index_text(k, indices.shape[:-1])}] = {flat[k].tolist()} "
-                                       f"does not index into shape {list(shape)}")
-    if depth == 0:
-        return np.zeros(flat.shape[0], np.int64), depth
-    return np.ravel_multi_index(tuple(flat.T.astype(np.int64)), tuple(int(d) for d in shape[:depth])), depth
-
-
 def _scatter_nd_kernel(how):
     def kernel(state, resource, indices, updates):
         res = _res(resource)
-        table = res.peek()
         _check_kernel_dtype(res, updates, "updates")
-        rows, depth = nd_rows(table.shape, indices)
-        want = indices.shape[:-1] + table.shape[depth:]
-        if updates.shape != want:
-            if updates.ndim != 0:
-                raise BadInput("updates", f"shape {updates.shape} must be indices.shape[:-1] + "
-                                          f"variable.shape[indices.shape[-1]:] = {want}")
-            updates = np.broadcast_to(updates, want)
-        tail = table.shape[depth:]
-        upd = updates.reshape((rows.size,) + tail)
-        target = res.writable()
-        _scatter_into(target.reshape((-1,) + tail), rows, upd, how)   # a view: the table is contiguous
+        with res.lock:
+            table = res.peek()
+            rows, depth = ids.checked_nd_rows(table.shape, indices, what="variable of shape")
+            want = indices.shape[:-1] + table.shape[depth:]
+            if updates.shape != want:
+                if updates.ndim != 0:
+                    raise BadInput("updates", f"shape {updates.shape} must be indices.shape[:-1] + "
+                                              f"variable.shape[indices.shape[-1]:] = {want}")
+                updates = np.broadcast_to(updates, want)
+            tail = table.shape[depth:]
+            upd = updates.reshape((rows.size,) + tail)
+            target = res.writable()
+            _scatter_into(target.reshape((-1,) + tail), rows, upd, how)   # a view: the table is contiguous
         return ()
     return kernel
 
@@ -466,12 +462,12 @@ _SCATTER_OPS = {}
 for _how in ("update", "add", "sub", "mul", "div", "min", "max"):
     _name = "ResourceScatter" + _how.capitalize()
     register_op(_name, inputs=("resource", "indices", "updates"), attrs={"dtype": "updates", "Tindices": "indices"},
-                infer=_infer_scatter, kernel=_scatter_kernel(_how), stateful=True, num_outputs=0)
+                allowed={"Tindices": _INDEX}, infer=_infer_scatter, kernel=_scatter_kernel(_how), stateful=True, num_outputs=0)
     _SCATTER_OPS[_how] = _name
 for _how in ("update", "add", "sub"):
     _name = "ResourceScatterNd" + _how.capitalize()
     register_op(_name, inputs=("ref", "indices", "updates"), attrs={"T": "updates", "Tindices": "indices"},
-                infer=_infer_scatter_nd, kernel=_scatter_nd_kernel(_how), stateful=True, num_outputs=0)
+                allowed={"Tindices": _INDEX}, infer=_infer_scatter_nd, kernel=_scatter_nd_kernel(_how), stateful=True, num_outputs=0)
     _SCATTER_OPS["nd_" + _how] = _name
 
 
@@ -740,8 +736,9 @@ class ResourceVariable:
     def __repr__(self):
         if self._in_graph:
             return f"<sf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
-        value = self._resource.peek()      # the text is made now: no need to mark the array shared
-        return f"<sf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={value!r}>"
+        with self._resource.lock:       # the text is made now: no need to mark the array shared
+            text = repr(self._resource.peek())
+        return f"<sf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={text}>"
 
     # -- reads
     def _ctrl(self):
@@ -782,7 +779,8 @@ class ResourceVariable:
     def numpy(self):
         if self._in_graph:
             raise NotImplementedError("numpy() is only available for eager variables; use eval() or sess.run()")
-        return self._resource.read()
+        with self._resource.lock:
+            return self._resource.read()
 
     def eval(self, session=None):
         if not self._in_graph:
@@ -921,7 +919,8 @@ def _infer_read_or_initial(op, resource, initial_value, dtype=None):
 
 def _read_or_initial_kernel(state, resource, initial_value, dtype=None):
     res = _res(resource)
-    return initial_value if res.value is None else res.read()
+    with res.lock:
+        return initial_value if res.value is None else res.read()
 
 
 register_op("ReadVariableOrInitialValue", inputs=("resource", "initial_value"), attrs={"dtype": "initial_value"},

@@ -11,8 +11,7 @@ import numpy as np
 
 from segflow.framework import dtypes, errors, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput, accumulator_dtype, scatter
-from segflow.ops.resource_variable_ops import nd_rows
+from segflow.kernels import BadInput, accumulator_dtype, ids, scatter
 
 __all__ = ["scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
            "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub"]
@@ -36,7 +35,7 @@ def _check_updates_shape(op, indices, updates, shape):
 
 
 def _rows_updates(shape, indices, updates):
-    rows, depth = nd_rows(shape, indices)
+    rows, depth = ids.checked_nd_rows(shape, indices)
     want = indices.shape[:-1] + tuple(shape[depth:])
     if updates.shape != want:
         raise BadInput("updates", f"shape {list(updates.shape)} must be indices.shape[:-1] + "

@@ -18,6 +18,12 @@ A subclass writes the update of one variable, as in TensorFlow 1:
   when a subclass defines them they are used instead of the two above.
 - `_finish(update_ops, name_scope)`: after all variables (Adam advances its beta powers here).
 
+`apply_gradients` first checks every gradient against its variable (integer indices in range,
+values of shape `indices.shape + var.shape[1:]`, a dense gradient of the variable's shape), and
+only then updates anything: a bad gradient raises InvalidArgumentError and leaves every variable
+and slot unchanged, also when several variables are updated in one call (TF may have updated the
+earlier variables by then).
+
 In graph mode each update is built under `name_scope("update_" + var.op.name)` and colocated with
 the variable; `apply_gradients` returns one train op. Eagerly the updates happen at once.
 """
@@ -26,7 +32,7 @@ import inspect
 from segflow.eager import backprop, context
 from segflow.framework import dtypes, ops
 from segflow.ops import array_ops, math_ops
-from segflow.training import slot_creator
+from segflow.training import slot_creator, training_ops
 from segflow.util import nest
 
 __all__ = ["Optimizer"]
@@ -243,13 +249,18 @@ class Optimizer:
             self._create_slots(var_list)
         update_ops = []
         with ops.name_scope(name, self._name) as scope:
-            self._call_prepare(converted)
-            for grad, var in converted:
-                if grad is None:
-                    continue
-                with ops.name_scope("update_" + _var_scope_name(var)), \
-                        slot_creator.colocate_with_variable(var):
-                    update_ops.append(self._apply_one(grad, var))
+            # Every gradient is checked against its variable (index dtype and range, shapes) before
+            # any state changes, so a bad gradient leaves every variable and slot unchanged.
+            converted = [(g if g is None else training_ops.check_gradient(g, v), v) for g, v in converted]
+            checks = [] if context.executing_eagerly() else [_as_op(g) for g, _ in converted if g is not None]
+            with ops.control_dependencies(checks):
+                self._call_prepare(converted)
+                for grad, var in converted:
+                    if grad is None:
+                        continue
+                    with ops.name_scope("update_" + _var_scope_name(var)), \
+                            slot_creator.colocate_with_variable(var):
+                        update_ops.append(self._apply_one(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)
             else:

@@ -20,13 +20,13 @@ updated and written back, their var rows moved), in one pass over those rows in 
 """
 import math
 
-from segflow.framework import dtypes, errors, ops
-from segflow.framework.op_def import register_op
-from segflow.kernels import BadInput, scatter
+from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput, ids, scatter
 from segflow.kernels import training as training_kernels
 from segflow.ops import resource_variable_ops as rvo
 
-__all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam"]
+__all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam", "check_gradient"]
 
 def _infer_sparse_apply_adam(op, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
     for name, h in (("var", var), ("m", m), ("v", v)):
@@ -42,10 +42,9 @@ def _infer_sparse_apply_adam(op, var, m, v, lr, beta1, beta2, epsilon, grad, ind
     return []
 
 
-def _validated(var, m, v, grad, indices):
+def _validated(rv, rm, rs, grad, indices):
     """(W, M, V, rows, g): var, m, v as writable 2-D arrays and the gradient as one row per index,
-    everything checked before anything is written."""
-    rv, rm, rs = rvo._res(var), rvo._res(m), rvo._res(v)
+    everything checked before anything is written. The caller holds the three resources' locks."""
     table = rv.peek()
     for name, r in (("m", rm), ("v", rs)):
         if r.peek().shape != table.shape or r.peek().dtype != table.dtype:
@@ -58,31 +57,40 @@ def _validated(var, m, v, grad, indices):
             g.reshape(rows.size, d))
 
 
-def _sparse_apply_adam_kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
-    W, M, V, rows, g = _validated(var, m, v, grad, indices)
+def _sparse_apply_kernel(step):
+    """A fused step on var, m, v holding their locks: validate everything, then `step` in place."""
+    def kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
+        resources = rvo._res(var), rvo._res(m), rvo._res(v)
+        with rvo._locked(*resources):
+            W, M, V, rows, g = _validated(*resources, grad, indices)
+            step(W, M, V, rows, g, lr, beta1, beta2, epsilon)
+        return ()
+    return kernel
+
+
+def _adam_step(W, M, V, rows, g, lr, beta1, beta2, epsilon):
     one = W.dtype.type(1)
     training_kernels.adam_decay(M, V, beta1, beta2)
     if rows.size:
         scatter.scatter_rows(M, rows, g * (one - beta1), "add")
         scatter.scatter_rows(V, rows, g * g * (one - beta2), "add")
     training_kernels.adam_step(W, M, V, lr, epsilon)
-    return ()
 
 
-def _sparse_apply_lazy_adam_kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
-    W, M, V, rows, g = _validated(var, m, v, grad, indices)
-    training_kernels.lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon)
-    return ()
+_sparse_apply_adam_kernel = _sparse_apply_kernel(_adam_step)
+_sparse_apply_lazy_adam_kernel = _sparse_apply_kernel(training_kernels.lazy_adam_rows)
 
 
 register_op("ResourceSparseApplyLazyAdam",
             inputs=("var", "m", "v", "lr", "beta1", "beta2", "epsilon", "grad", "indices"),
-            attrs={"T": "grad", "Tindices": "indices"}, infer=_infer_sparse_apply_adam,
+            attrs={"T": "grad", "Tindices": "indices"}, allowed={"Tindices": (dtypes.int32, dtypes.int64)},
+            infer=_infer_sparse_apply_adam,
             kernel=_sparse_apply_lazy_adam_kernel, stateful=True, num_outputs=0)
 ops.NotDifferentiable("ResourceSparseApplyLazyAdam")
 register_op("ResourceSparseApplyAdam",
             inputs=("var", "m", "v", "lr", "beta1", "beta2", "epsilon", "grad", "indices"),
-            attrs={"T": "grad", "Tindices": "indices"}, infer=_infer_sparse_apply_adam,
+            attrs={"T": "grad", "Tindices": "indices"}, allowed={"Tindices": (dtypes.int32, dtypes.int64)},
+            infer=_infer_sparse_apply_adam,
             kernel=_sparse_apply_adam_kernel, stateful=True, num_outputs=0)
 ops.NotDifferentiable("ResourceSparseApplyAdam")
 
@@ -106,3 +114,75 @@ def resource_sparse_apply_lazy_adam(var, m, v, lr, beta1, beta2, epsilon, grad, 
     with (ctrl() if ctrl is not None else rvo._null_ctx()):
         return rvo._apply_no_output("ResourceSparseApplyLazyAdam", var.handle, m.handle, v.handle, lr, beta1,
                                     beta2, epsilon, grad, indices, name=name)
+
+
+# ----------------------------------------------------------------------------------------------
+# Gradient checks that run before an optimizer touches any state
+
+
+def _infer_check_sparse_gradient(op, var, values, indices):
+    rvo._check_handle(op, var)
+    shape = rvo._handle_shape(var)
+    if shape.rank == 0:
+        raise errors.invalid_input(op, "var", "is a scalar variable: it has no rows to update sparsely")
+    if shape.rank is not None and indices.shape.rank is not None:
+        want = tensor_shape.TensorShape(indices.shape.as_list() + shape.as_list()[1:])
+        if not want.is_compatible_with(values.shape):
+            raise errors.invalid_input(op, "values", f"shape {values.shape} must be indices.shape + "
+                                       f"variable.shape[1:] = {want}")
+    return [TensorSpec(values.dtype, values.shape), TensorSpec(indices.dtype, indices.shape)]
+
+
+def _check_sparse_gradient_kernel(state, var, values, indices):
+    res = rvo._res(var)
+    with res.lock:
+        shape = res.peek().shape
+    if not shape:
+        raise BadInput("var", f"variable '{res.name}' is a scalar: it has no rows to update sparsely")
+    ids.check_in_range(indices, 0, shape[0])
+    want = indices.shape + shape[1:]
+    if values.shape != want:
+        raise BadInput("values", f"shape {list(values.shape)} must be indices.shape + variable.shape[1:] = "
+                                 f"{list(want)} (variable '{res.name}')")
+    return values, indices
+
+
+register_op("CheckSparseGradient", inputs=("var", "values", "indices"),
+            attrs={"T": "values", "Tindices": "indices"}, allowed={"Tindices": (dtypes.int32, dtypes.int64)},
+            infer=_infer_check_sparse_gradient, kernel=_check_sparse_gradient_kernel, stateful=True,
+            num_outputs=2)
+ops.NotDifferentiable("CheckSparseGradient")
+
+
+def _infer_check_dense_gradient(op, var, grad):
+    rvo._check_handle(op, var)
+    if not rvo._handle_shape(var).is_compatible_with(grad.shape):
+        raise errors.invalid_input(op, "grad", f"shape {grad.shape} differs from the variable's shape "
+                                   f"{rvo._handle_shape(var)}")
+    return [TensorSpec(grad.dtype, grad.shape)]
+
+
+def _check_dense_gradient_kernel(state, var, grad):
+    res = rvo._res(var)
+    with res.lock:
+        shape = res.peek().shape
+    if grad.shape != shape:
+        raise BadInput("grad", f"shape {list(grad.shape)} differs from the shape {list(shape)} of variable "
+                               f"'{res.name}'")
+    return grad
+
+
+register_op("CheckDenseGradient", inputs=("var", "grad"), attrs={"T": "grad"},
+            infer=_infer_check_dense_gradient, kernel=_check_dense_gradient_kernel, stateful=True)
+ops.NotDifferentiable("CheckDenseGradient")
+
+
+def check_gradient(grad, var):
+    """`grad` (a Tensor or IndexedSlices) checked against variable `var` before any update: integer
+    indices in [0, var.shape[0]), values of shape indices.shape + var.shape[1:]; a dense gradient
+    of var's shape. Raises InvalidArgumentError (eagerly now, in a Session when run). Returns the
+    checked gradient; in graph mode, build the update under `control_dependencies` of its op."""
+    if isinstance(grad, ops.IndexedSlices):
+        values, indices = apply_op("CheckSparseGradient", var.handle, grad.values, grad.indices)
+        return ops.IndexedSlices(values, indices, grad.dense_shape)
+    return apply_op("CheckDenseGradient", var.handle, grad)
