@@ -371,3 +371,40 @@ def test_failed_scatter_changes_nothing(mode, how):
     with pytest.raises(errors.InvalidArgumentError, match=r"input 'indices'"):
         mode.evaluate(call())
     np.testing.assert_array_equal(mode.evaluate(v.read_value()), TABLE)
+
+
+# ----------------------------------------------------------------------------------------------
+# Resource use: bounded caches, tapes that let go
+
+
+def test_session_plan_cache_is_bounded():
+    from segflow.client import session as session_lib
+    g = ops.Graph()
+    with g.as_default():
+        x = array_ops.placeholder(sf.float32, [])
+        outs = [x + float(i) for i in range(session_lib._MAX_PLANS + 50)]
+        sess = Session(graph=g)
+        for i, out in enumerate(outs):
+            assert sess.run(out, {x: 1.0}) == 1.0 + i
+    assert len(sess._plans) <= session_lib._MAX_PLANS
+    assert sess.run(outs[0], {x: 2.0}) == 2.0      # an evicted plan is simply made again
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_non_persistent_tape_releases_its_records_after_gradient(inside):
+    import gc
+    import weakref
+    x = sf.constant(np.ones(10_000))
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        z = sf.reduce_sum(sf.sin(y))
+        ref = weakref.ref(y)
+        del y
+        if inside:
+            g = tape.gradient(z, x)
+    if not inside:
+        g = tape.gradient(z, x)
+    gc.collect()
+    assert ref() is None, "the tape still holds the intermediate tensors after gradient()"
+    np.testing.assert_allclose(g.numpy(), np.cos(1.0) * 2.0)

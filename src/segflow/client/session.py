@@ -7,7 +7,7 @@ generators keep their state in the Session (`ExecState.resources`).
 import numpy as np
 
 from segflow.framework import dtypes, errors, ops
-from segflow.framework.op_def import ExecState, regroup_inputs
+from segflow.framework.op_def import ExecState, regroup_inputs, resource_exhausted
 from segflow.kernels import BadInput
 from segflow.util import nest
 
@@ -26,6 +26,9 @@ class _Plan:
 
 class BaseSession:
     pass
+
+
+_MAX_PLANS = 512   # cached plans per Session: a loop fetching ever new tensors must not grow memory
 
 
 class Session(BaseSession):
@@ -80,11 +83,12 @@ class Session(BaseSession):
 
         class _Default:
             def __enter__(self_inner):
-                ops._default_session_stack.append(session)
+                self_inner.stack = ops._scope_state.sessions   # the calling thread's default sessions
+                self_inner.stack.append(session)
                 return session
 
             def __exit__(self_inner, *exc):
-                ops._default_session_stack.remove(session)
+                self_inner.stack.remove(session)
                 return False
 
         return _Default()
@@ -121,6 +125,11 @@ class Session(BaseSession):
         plan = self._plans.get(key)
         if plan is None:
             plan = self._make_plan(tensors, targets, list(feeds))
+            if len(self._plans) >= _MAX_PLANS:     # bounded: drop the oldest plan
+                try:
+                    self._plans.pop(next(iter(self._plans)))
+                except (KeyError, RuntimeError, StopIteration):     # another thread got there first
+                    pass
             self._plans[key] = plan
         values = self._execute(plan, [feeds[t] for t in feeds])
         out = []
@@ -283,7 +292,9 @@ class Session(BaseSession):
                 raise
             except BadInput as e:
                 raise errors.invalid_input(op, e.input_name, e.message) from None
-            except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, MemoryError) as e:
+            except MemoryError as e:
+                raise resource_exhausted(op.type, op.name, e, op) from None
+            except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
                 raise errors.InvalidArgumentError(None, op, f"{op.type} '{op.name}': {type(e).__name__}: {e}") \
                     from None
             if single:

@@ -140,6 +140,7 @@ class GradientTape:
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
         self._tape = None
+        self._tapes = None             # the tape stack (of the entering thread) it records on
         self._recording = False
         self._used = False
         self._watched_variables = []   # kept when a non-persistent tape drops its records
@@ -157,15 +158,23 @@ class GradientTape:
     def __exit__(self, *exc):
         if self._recording:
             self._pop()
+        if self._used and not self._persistent and self._tape is not None:
+            # gradient() was called inside the block: the records are of no further use
+            self._watched_variables = self._tape.watched_variables
+            self._tape = None
         return False
 
-    def _push(self):
-        tape_lib.push_tape(self._tape)
+    def _push(self, tapes=None):
+        # On the entering thread's tape stack (or back on `tapes`, the one it left).
+        self._tapes = tape_lib.push_tape(self._tape, tapes)
         self._recording = True
 
     def _pop(self):
-        tape_lib.pop_tape(self._tape)
+        """Stops recording; returns the tape stack it left (the thread that entered the tape)."""
+        tapes = self._tapes
+        tape_lib.pop_tape(self._tape, tapes)
         self._recording = False
+        return tapes
 
     def watch(self, tensor):
         """Ensures gradients can be taken w.r.t. `tensor` (a tensor, variable, or nest of them)."""
@@ -190,10 +199,10 @@ class GradientTape:
             def __enter__(self_inner):
                 if not tape._recording:
                     raise ValueError("Tape must be recording when stop_recording is entered")
-                tape._pop()
+                self_inner.tapes = tape._pop()
 
             def __exit__(self_inner, *exc):
-                tape._push()
+                tape._push(self_inner.tapes)
                 return False
 
         return _Stop()
@@ -202,10 +211,10 @@ class GradientTape:
         """Forgets everything recorded so far (the tape keeps recording)."""
         was = self._recording
         if was:
-            self._pop()
+            tapes = self._pop()
         self._tape = tape_lib.Tape(self._persistent, self._watch_accessed_variables)
         if was:
-            self._push()
+            self._push(tapes)
 
     def watched_variables(self):
         return list(self._tape.watched_variables) if self._tape else list(self._watched_variables)
@@ -249,12 +258,12 @@ class GradientTape:
         # it can differentiate its own gradients. A non-persistent tape pauses.
         was = self._recording and not self._persistent
         if was:
-            self._pop()
+            tapes = self._pop()
         try:
             result = imperative_grad(self._tape, flat_targets, flat_sources, flat_out, unconnected_gradients)
         finally:
             if was:
-                self._push()
+                self._push(tapes)
         if not self._persistent and not self._recording:
             self._watched_variables = self._tape.watched_variables
             self._tape = None
@@ -277,7 +286,7 @@ class GradientTape:
         n = int(np.prod(target.shape.as_list()))
         was = self._recording
         if was:
-            self._pop()
+            tapes = self._pop()
         try:
             rows = [[] for _ in flat_sources]
             for i in range(n):
@@ -289,7 +298,7 @@ class GradientTape:
                     rows[k].append(None if g is None else ops.convert_to_tensor(g))
         finally:
             if was:
-                self._push()
+                self._push(tapes)
         result = []
         # Shapes and dtypes from the sources as given: a variable's gradient source is its handle.
         for s, r in zip(nest.flatten(sources), rows):

@@ -1,13 +1,72 @@
 """Recording of eagerly executed ops for GradientTape.
 
-Only while a tape is active (`_tapes` non-empty) does `apply_op` call `record`, and a tape keeps an
-op only if one of its inputs is watched (a source, a watched variable, or an output of a kept op).
-A tape holds strong references to everything it watched, so `id()` stays a faithful key.
+Only while a tape is active (`_tape_state.tapes` non-empty) does `apply_op` call `record`, and a tape
+keeps an op only if one of its inputs is watched (a source, a watched variable, or an output of a
+kept op). A tape holds strong references to everything it watched, so `id()` stays a faithful key.
+
+The stack of recording tapes belongs to the calling thread (as in TF): a tape never sees the ops or
+variable reads of another thread, and a new thread starts with no tape. `_tape_state.tapes` is the
+calling thread's list (`tape._tapes` still names it). Reading a `threading.local` costs several
+times a plain attribute, so hot paths test `_active.any` first (True while any thread has a tape):
+`if _active.any and _tape_state.tapes:`.
 """
+import threading
 
 __all__ = ["Tape", "EagerOperation", "record", "push_tape", "pop_tape", "variable_accessed"]
 
-_tapes = []  # recording tapes, innermost last
+
+class _TapeState(threading.local):
+    def __init__(self):
+        self.tapes = []  # the calling thread's recording tapes, innermost last
+
+
+_tape_state = _TapeState()
+
+
+class _Active:
+    """Tapes pushed by `push_tape` and not yet popped, over all threads."""
+
+    __slots__ = ("any", "count", "lock")
+
+    def __init__(self):
+        self.any = False   # count > 0; written under lock, before a pushed tape can see any op
+        self.count = 0
+        self.lock = threading.Lock()
+
+
+_active = _Active()
+
+
+class _ThreadTapes:
+    """`tape._tapes`: stands for the calling thread's tape list (truth test, iteration, len, and the
+    list methods), for code that reads it by that name. `if tape._tapes:` stays cheap while no
+    thread records."""
+
+    __slots__ = ()
+
+    def __bool__(self):
+        return _active.any and bool(_tape_state.tapes)
+
+    def __len__(self):
+        return len(_tape_state.tapes)
+
+    def __iter__(self):
+        return iter(_tape_state.tapes)
+
+    def __contains__(self, tape):
+        return tape in _tape_state.tapes
+
+    def __getitem__(self, index):
+        return _tape_state.tapes[index]
+
+    def __getattr__(self, name):  # append, extend, remove, clear, ...: the calling thread's list
+        return getattr(_tape_state.tapes, name)
+
+    def __repr__(self):
+        return repr(_tape_state.tapes)
+
+
+_tapes = _ThreadTapes()
 
 
 class EagerOperation:
@@ -99,17 +158,39 @@ class Tape:
         return id(tensor) in self.watched
 
 
-def push_tape(tape):
-    _tapes.append(tape)
+def push_tape(tape, tapes=None):
+    """Starts `tape` recording the ops of the calling thread (or of the thread whose tape list
+    `tapes` is); returns that list, for `pop_tape`, so that a tape stopped from another thread
+    leaves the right one."""
+    if tapes is None:
+        tapes = _tape_state.tapes
+    with _active.lock:
+        _active.count += 1
+        _active.any = True
+    tapes.append(tape)
+    return tapes
 
 
-def pop_tape(tape):
-    if tape in _tapes:
-        _tapes.remove(tape)
+def pop_tape(tape, tapes=None):
+    if tapes is None:
+        tapes = _tape_state.tapes
+    try:
+        tapes.remove(tape)
+    except ValueError:
+        return
+    with _active.lock:
+        _active.count -= 1
+        _active.any = _active.count > 0
 
 
 def record(opdef, inputs, outputs, attrs, grad_fn=None):
-    """Adds an executed op to every recording tape that watches one of its inputs."""
+    """Adds an executed op to every recording tape (of the calling thread) that watches one of its
+    inputs."""
+    record_on(_tape_state.tapes, opdef, inputs, outputs, attrs, grad_fn)
+
+
+def record_on(tapes, opdef, inputs, outputs, attrs, grad_fn=None):
+    """`record` onto `tapes`, the calling thread's tape list (`_tape_state.tapes`)."""
     flat = inputs
     counts = None
     if opdef is not None and opdef.has_list_input:
@@ -121,7 +202,7 @@ def record(opdef, inputs, outputs, attrs, grad_fn=None):
             else:
                 flat.append(x)
     entry = None
-    for tape in _tapes:
+    for tape in tapes:
         watched = tape.watched
         for x in flat:
             if id(x) in watched:
@@ -140,7 +221,9 @@ def record(opdef, inputs, outputs, attrs, grad_fn=None):
 
 def variable_accessed(variable):
     """Called when a trainable variable is read: tapes that watch accessed variables watch it."""
-    for tape in _tapes:
+    if not _active.any:
+        return
+    for tape in _tape_state.tapes:
         if tape.watch_accessed_variables and variable.trainable:
             handle = variable.handle
             if id(handle) not in tape.watched:
@@ -149,4 +232,4 @@ def variable_accessed(variable):
 
 
 def could_record():
-    return bool(_tapes)
+    return _active.any and bool(_tape_state.tapes)

@@ -28,6 +28,10 @@ def to_numpy(value, dtype=None, strict=False):
         arr = value.numpy()
     elif isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
+        if not arr.dtype.isnative:
+            # Big-endian (or other non-native) arrays: every kernel and dtype check works on native
+            # dtypes, so the bytes are swapped once here (">f4" becomes float32 "<f4").
+            arr = arr.astype(arr.dtype.newbyteorder("="))
     else:
         if isinstance(value, (list, tuple)):
             value = _unwrap(value)

@@ -27,7 +27,8 @@ from segflow.eager import context, tape as tape_lib
 from segflow.framework import dtypes, errors, ops, tensor_shape
 from segflow.kernels import BadInput
 
-__all__ = ["register_op", "lookup_op", "apply_op", "TensorSpec", "OpDef", "ExecState", "list_ops"]
+__all__ = ["register_op", "lookup_op", "apply_op", "TensorSpec", "OpDef", "ExecState", "list_ops",
+           "check_alloc", "resource_exhausted"]
 
 TensorSpec = namedtuple("TensorSpec", ["dtype", "shape"])
 
@@ -37,7 +38,14 @@ _EagerTensor = ops.EagerTensor
 _Tensor = ops.Tensor
 _ndarray = np.ndarray
 _generic = np.generic
+# Per thread (threading.local): `_state.eager`, `_tape_state.tapes`. The process-wide flags read first
+# (`_shared.all_eager`: every thread is eager; `_tapes_active.any`: some thread has a tape) are plain
+# attributes, so an eager op with no tape anywhere never pays for a thread-local read.
 _state = context._state
+_shared = context._shared
+_tape_state = tape_lib._tape_state
+_tapes_active = tape_lib._active
+_record_on = tape_lib.record_on
 
 
 class ExecState:
@@ -154,7 +162,7 @@ def apply_op(op_type, *inputs, name=None, **attrs):
         opdef = _OPS[op_type]
     except KeyError:
         raise errors.NotFoundError(None, None, f"Op type not registered '{op_type}'") from None
-    if _state.eager:
+    if _shared.all_eager or _state.eager:
         if opdef._fast and len(inputs) == len(opdef.input_names):  # else _convert_inputs names the problem
             args = []
             for x in inputs:
@@ -202,19 +210,25 @@ def _run_eager(opdef, tensors, args, attrs, name):
         raise
     except BadInput as e:
         raise errors.invalid_input(_OpStub(opdef.name, name), e.input_name, e.message) from None
-    except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, MemoryError) as e:
+    except MemoryError as e:
+        raise resource_exhausted(opdef.name, name, e) from None
+    except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
         raise _explain_failure(opdef, tensors, full, name, e) from None
     if opdef._single:
         if type(out) is not _ndarray and not isinstance(out, _generic):
             out = np.asarray(out)
         result = _EagerTensor(out)
-        if tape_lib._tapes:
-            tape_lib.record(opdef, tensors, (result,), full)
+        if _tapes_active.any:
+            tapes = _tape_state.tapes
+            if tapes:
+                _record_on(tapes, opdef, tensors, (result,), full)
         return result
     outs = [o if type(o) is _ndarray or isinstance(o, _generic) else np.asarray(o) for o in out]
     result = [_EagerTensor(o) for o in outs]
-    if tape_lib._tapes:
-        tape_lib.record(opdef, tensors, result, full)
+    if _tapes_active.any:
+        tapes = _tape_state.tapes
+        if tapes:
+            _record_on(tapes, opdef, tensors, result, full)
     return result
 
 
@@ -295,6 +309,105 @@ def _explain_failure(opdef, tensors, attrs, name, exc):
     return errors.invalid_op(stub, f"{type(exc).__name__}: {exc}")
 
 
+# ----------------------------------------------------------------------------------------------
+# Out of memory: kernels check an output's size before allocating it (`check_alloc`), and every
+# MemoryError a kernel raises becomes a ResourceExhaustedError naming the op and the request.
+
+
+class AllocationTooLarge(MemoryError):
+    """An output of `shape` and `dtype` needs more bytes than this machine has (`limit`)."""
+
+    def __init__(self, shape, dtype, nbytes, limit):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.nbytes = nbytes
+        self.limit = limit
+        super().__init__(f"a tensor of shape {list(self.shape)} and type {_np_dtype_name(self.dtype)} needs "
+                         f"{_bytes_text(nbytes)}, more than the {_bytes_text(limit)} of memory")
+
+
+_MEMORY_LIMIT = []
+
+
+def memory_limit():
+    """The bytes of memory this process can have at most: physical memory, or a cgroup's limit."""
+    if not _MEMORY_LIMIT:
+        import os
+        limit = 1 << 62
+        try:
+            limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (AttributeError, ValueError, OSError):
+            pass
+        for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+            try:
+                with open(path) as f:
+                    text = f.read().strip()
+            except OSError:
+                continue
+            if text.isdigit() and 0 < int(text) < limit:
+                limit = int(text)
+        _MEMORY_LIMIT.append(limit)
+    return _MEMORY_LIMIT[0]
+
+
+def check_alloc(shape, dtype, input_name):
+    """Call before allocating an output of `shape` and `dtype` (kernels that know their output size):
+    raises BadInput(input_name) when the element count exceeds 2**63 - 1 (TF's limit), and
+    AllocationTooLarge (a MemoryError: ResourceExhaustedError) when the bytes exceed memory_limit().
+    Returns the number of elements."""
+    n = 1
+    for d in shape:
+        n *= int(d)
+    if n > 2**63 - 1:
+        raise BadInput(input_name, f"the output shape {[int(d) for d in shape]} would have {n} elements, more "
+                                   "than 2**63 - 1")
+    nbytes = n * np.dtype(dtype).itemsize
+    limit = memory_limit()
+    if nbytes > limit:
+        raise AllocationTooLarge(shape, dtype, nbytes, limit)
+    return n
+
+
+def _np_dtype_name(dt):
+    try:
+        return dtypes.from_numpy(dt).name
+    except TypeError:
+        return str(dt)
+
+
+def _bytes_text(n):
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.2f} {unit} ({n} bytes)"
+    return f"{n} bytes"
+
+
+def resource_exhausted(op_type, node_name, exc, op=None):
+    """The ResourceExhaustedError for a MemoryError raised by the kernel of op `op_type`: names the
+    op, and the shape, dtype and bytes asked for when known (NumPy's MemoryError carries them)."""
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    prefix = errors.op_prefix(op_type, node_name)
+    if shape is not None and dtype is not None:
+        try:
+            shape = [int(d) for d in np.atleast_1d(shape)] if np.ndim(shape) else [int(shape)]
+            dtype = np.dtype(dtype)
+            nbytes = getattr(exc, "nbytes", None)
+            if nbytes is None:
+                nbytes = dtype.itemsize
+                for d in shape:
+                    nbytes *= d
+            message = (f"{prefix}: OOM when allocating tensor with shape {shape} and type "
+                       f"{_np_dtype_name(dtype)} ({_bytes_text(nbytes)})")
+            limit = getattr(exc, "limit", None)
+            if limit is not None:
+                message += f": more than the {_bytes_text(limit)} of memory"
+            return errors.ResourceExhaustedError(None, op, message)
+        except (TypeError, ValueError):
+            pass
+    detail = str(exc)
+    return errors.ResourceExhaustedError(None, op, f"{prefix}: out of memory" + (f": {detail}" if detail else ""))
+
+
 def _convert_inputs(opdef, inputs, hints=None):
     """Converts inputs to tensors of the current mode, using the dtype of tensor inputs that share an
     attr as the dtype of plain Python values (1 + t takes t's dtype)."""
@@ -337,10 +450,11 @@ def _convert_inputs(opdef, inputs, hints=None):
 
 def _to_tensor(opdef, p, x, hint):
     if isinstance(x, ops.Tensor):
-        if _state.eager and not isinstance(x, _EagerTensor):
+        eager = _shared.all_eager or _state.eager
+        if eager and not isinstance(x, _EagerTensor):
             raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
                                        f"symbolic tensor {x.name} cannot be used while executing eagerly")
-        return x if _state.eager or type(x) is not _EagerTensor else ops.convert_to_tensor(x)
+        return x if eager or type(x) is not _EagerTensor else ops.convert_to_tensor(x)
     try:
         if hint is not None and not isinstance(x, (np.ndarray, np.generic, ops.IndexedSlices)):
             return ops.convert_to_tensor(x, preferred_dtype=hint)

@@ -7,6 +7,7 @@ operators, installed by the op families when they are imported (`Tensor._overrid
 import contextlib
 import itertools
 import re
+import threading
 import traceback
 import warnings
 
@@ -14,6 +15,9 @@ import numpy as np
 
 from segflow.eager import context
 from segflow.framework import dtypes, tensor_shape
+
+_ctx_state = context._state     # the calling thread's mode and graph stack (a threading.local)
+_ctx_shared = context._shared   # process-wide: the global default graph, `all_eager`
 
 __all__ = [
     "Graph", "Operation", "Tensor", "EagerTensor", "IndexedSlices", "IndexedSlicesValue",
@@ -582,18 +586,51 @@ class GraphKeys:
     VARIABLES = GLOBAL_VARIABLES
 
 
+class _Stacks:
+    """A graph's scope stacks in one thread (TF keeps them per thread too): a thread that builds
+    into a graph starts with no name scope, device, colocation or control dependencies, whatever
+    other threads have entered on the same graph."""
+
+    __slots__ = ("name_stack", "device_stack", "colocation_stack", "control_stack")
+
+    def __init__(self):
+        self.name_stack = ""
+        self.device_stack = []
+        self.colocation_stack = []
+        self.control_stack = []       # list of lists of ops (None entry clears outer deps)
+
+
+class _GraphStacks(threading.local):
+    """`.s`: the calling thread's `_Stacks` of one graph (one thread-local read, then plain ones)."""
+
+    def __init__(self):
+        self.s = _Stacks()
+
+
+def _stack_property(attr):
+    def fget(self):
+        return getattr(self._stacks.s, attr)
+
+    def fset(self, value):
+        setattr(self._stacks.s, attr, value)
+    return property(fget, fset, doc=f"The calling thread's {attr} of this graph.")
+
+
 class Graph:
     """A dataflow graph: Operations whose outputs feed other Operations."""
+
+    _name_stack = _stack_property("name_stack")
+    _device_stack = _stack_property("device_stack")
+    _colocation_stack = _stack_property("colocation_stack")
+    _control_stack = _stack_property("control_stack")
 
     def __init__(self):
         self._ops_by_name = {}
         self._ops = []
         self._op_ids = itertools.count()
         self._names_in_use = {}
-        self._name_stack = ""
-        self._device_stack = []
-        self._colocation_stack = []
-        self._control_stack = []       # list of lists of ops (None entry clears outer deps)
+        self._names_lock = threading.Lock()  # unique_name's check-and-claim, across threads
+        self._stacks = _GraphStacks()        # name scope, device, colocation, control deps: per thread
         self._gradient_override_map = {}
         self._override_used = set()
         self._collections = {}
@@ -669,73 +706,83 @@ class Graph:
 
     # -- names
     def get_name_scope(self):
-        return self._name_stack.rstrip("/")
+        return self._stacks.s.name_stack.rstrip("/")
 
     def unique_name(self, name, mark_as_used=True):
-        if self._name_stack:
-            name = self._name_stack + name
+        prefix = self._stacks.s.name_stack
+        if prefix:
+            name = prefix + name
         key = name.lower()
-        count = self._names_in_use.get(key, 0)
-        if mark_as_used:
-            self._names_in_use[key] = count + 1
-        if count > 0:
-            base = name
-            while (name.lower()) in self._names_in_use:
-                name = f"{base}_{count}"
-                count += 1
+        lock = self._names_lock
+        lock.acquire()   # check and claim at once: threads building into one graph get distinct names
+        try:
+            count = self._names_in_use.get(key, 0)
             if mark_as_used:
-                self._names_in_use[name.lower()] = 1
+                self._names_in_use[key] = count + 1
+            if count > 0:
+                base = name
+                while (name.lower()) in self._names_in_use:
+                    name = f"{base}_{count}"
+                    count += 1
+                if mark_as_used:
+                    self._names_in_use[name.lower()] = 1
+        finally:
+            lock.release()
         return name
 
     @contextlib.contextmanager
     def name_scope(self, name):
-        old = self._name_stack
+        stacks = self._stacks.s   # the calling thread's
+        old = stacks.name_stack
         if name is None or name == "":
             new = ""
         elif name.endswith("/"):
             new = name          # re-entering a captured scope
         else:
             new = self.unique_name(name) + "/"
-        self._name_stack = new
+        stacks.name_stack = new
         try:
             yield new
         finally:
-            self._name_stack = old
+            stacks.name_stack = old
 
     # -- devices, colocation, control deps
     @contextlib.contextmanager
     def device(self, device_name):
         if callable(device_name):
             raise NotImplementedError("device functions are not supported; pass a device string")
-        self._device_stack.append(device_name or "")
+        stack = self._stacks.s.device_stack
+        stack.append(device_name or "")
         try:
             yield
         finally:
-            self._device_stack.pop()
+            stack.pop()
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
+        stack = self._stacks.s.colocation_stack
         if op is None:
-            self._colocation_stack.append(None)
+            stack.append(None)
         else:
             if isinstance(op, (Tensor, IndexedSlices)):
                 op = op.op
             elif hasattr(op, "_as_graph_element"):
                 op = op._as_graph_element().op
-            self._colocation_stack.append(op)
+            stack.append(op)
         try:
             yield
         finally:
-            self._colocation_stack.pop()
+            stack.pop()
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
+        stacks = self._stacks.s   # the calling thread's
         if control_inputs is None:
-            saved, self._control_stack = self._control_stack, []
+            saved, stacks.control_stack = stacks.control_stack, []
             try:
                 yield
             finally:
-                self._control_stack = saved
+                stacks.control_stack = saved
             return
         ops_ = []
         for c in control_inputs:
@@ -746,11 +793,12 @@ class Graph:
             if not isinstance(c, Operation):
                 raise TypeError(f"Control input must be an Operation or Tensor: {c!r}")
             ops_.append(c)
-        self._control_stack.append(ops_)
+        stack = stacks.control_stack
+        stack.append(ops_)
         try:
             yield
         finally:
-            self._control_stack.pop()
+            stack.pop()
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
@@ -807,15 +855,17 @@ class Graph:
     def _create_op(self, op_type, name, inputs, attrs, output_specs, opdef, input_counts=None):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
+        stacks = self._stacks.s
         control = []
-        for level in self._control_stack:
+        for level in stacks.control_stack:
             for c in level:
                 if c not in control:
                     control.append(c)
         colocation = None
-        device = self._device_stack[-1] if self._device_stack else ""
-        if self._colocation_stack and self._colocation_stack[-1] is not None:
-            target = self._colocation_stack[-1]
+        device_stack, colocation_stack = stacks.device_stack, stacks.colocation_stack
+        device = device_stack[-1] if device_stack else ""
+        if colocation_stack and colocation_stack[-1] is not None:
+            target = colocation_stack[-1]
             colocation = target._colocation or target.name
             device = target.device
         op = Operation(self, op_type, name, inputs, attrs, output_specs, opdef, input_counts,
@@ -830,16 +880,19 @@ class Graph:
 
 
 def get_default_graph():
-    """The innermost graph made default with `as_default()`, else the global default graph."""
-    stack = context._state.graph_stack
+    """The innermost graph the calling thread made default with `as_default()`, else the calling
+    thread's global default graph (as in TF, each thread has its own)."""
+    state = _ctx_state
+    stack = state.graph_stack
     if stack:
         return stack[-1]
-    if context._state.global_graph is None:
-        context._state.global_graph = Graph()
-    return context._state.global_graph
+    graph = state.global_graph
+    return graph if graph is not None else context.global_default_graph(Graph)
 
 
 def reset_default_graph():
+    """Replaces the calling thread's global default graph; the thread must not be inside an
+    `as_default()` block."""
     if context._state.graph_stack:
         raise AssertionError("Do not use reset_default_graph() inside a `with graph.as_default()` block.")
     context._state.global_graph = Graph()
@@ -879,12 +932,13 @@ class name_scope:
         self._ctx = None
 
     def __enter__(self):
-        if context._state.eager:
+        if _ctx_shared.all_eager or _ctx_state.eager:
             # Eagerly there are no nodes to name; the scope string still nests as in TF.
-            outer = _eager_name_stack[-1]
+            stack = self._eager_stack = _scope_state.eager_names
+            outer = stack[-1]
             scope = self._name if self._name and self._name.endswith("/") else \
                 (outer + self._name + "/" if self._name else "")
-            _eager_name_stack.append(scope)
+            stack.append(scope)
             self._eager = True
             return scope
         self._eager = False
@@ -900,14 +954,33 @@ class name_scope:
 
     def __exit__(self, *exc):
         if self._eager:
-            _eager_name_stack.pop()
+            self._eager_stack.pop()
             return False
         if self._ctx is not None:
             return self._ctx.__exit__(*exc)
         return False
 
 
-_eager_name_stack = [""]
+class _ThreadScopes(threading.local):
+    """Per-thread stacks that belong to no graph: eager name scopes and default sessions."""
+
+    def __init__(self):
+        self.eager_names = [""]   # eager name_scope strings, innermost last
+        self.sessions = []        # sessions made default with `as_default()`, innermost last
+
+
+_scope_state = _ThreadScopes()
+
+
+def __getattr__(name):
+    # The calling thread's stacks under their former module-level names.
+    if name == "_eager_name_stack":
+        return _scope_state.eager_names
+    if name == "_default_session_stack":
+        return _scope_state.sessions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 op_scope = name_scope
 
 
@@ -918,14 +991,14 @@ def _noop_scope():
 
 def device(device_name):
     """`with ops.device("/cpu:0"):` records the device on ops built inside (execution is on the CPU)."""
-    if context._state.eager:
+    if _ctx_shared.all_eager or _ctx_state.eager:
         return _noop_scope()
     return get_default_graph().device(device_name)
 
 
 def colocate_with(op, ignore_existing=False):
     """`with ops.colocate_with(t):` places ops built inside with `t`'s op (recorded, graph mode)."""
-    if context._state.eager:
+    if _ctx_shared.all_eager or _ctx_state.eager:
         return _noop_scope()
     return get_default_graph().colocate_with(op, ignore_existing)
 
@@ -935,7 +1008,7 @@ def control_dependencies(control_inputs):
 
     Eagerly, ops already ran in program order, so this is a no-op.
     """
-    if context._state.eager:
+    if _ctx_shared.all_eager or _ctx_state.eager:
         return _noop_scope()
     return get_default_graph().control_dependencies(control_inputs)
 
@@ -959,11 +1032,10 @@ def get_collection_ref(name):
 # ----------------------------------------------------------------------------------------------
 # Default session stack (the Session class lives in segflow.client.session)
 
-_default_session_stack = []
-
-
 def get_default_session():
-    return _default_session_stack[-1] if _default_session_stack else None
+    """The innermost session the calling thread made default (`with sess.as_default():`), or None."""
+    stack = _scope_state.sessions
+    return stack[-1] if stack else None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -990,7 +1062,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
         if dtype is not None and value.dtype != dtype:
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
-        if not context._state.eager and isinstance(value, EagerTensor):
+        if isinstance(value, EagerTensor) and not (_ctx_shared.all_eager or _ctx_state.eager):
             from segflow.framework import constant_op
             return constant_op.constant(value.numpy(), name=name)
         return value

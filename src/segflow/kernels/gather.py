@@ -9,7 +9,7 @@ object arrays use np.take.
 """
 import numpy as np
 
-from segflow.kernels._common import HAVE_NUMBA, njit, prange
+from segflow.kernels._common import HAVE_NUMBA, njit, parallel_launch, prange
 
 __all__ = ["take_rows"]
 
@@ -45,5 +45,6 @@ def take_rows(table, rows):
     out = np.empty((n,) + table.shape[1:], table.dtype)
     dst = out.reshape(n, -1).view(word).reshape(n, row_bytes // word.itemsize)
     import numba
-    _take_rows_nb(src, np.ascontiguousarray(rows, dtype=np.int64), dst, max(1, numba.get_num_threads()))
+    with parallel_launch():
+        _take_rows_nb(src, np.ascontiguousarray(rows, dtype=np.int64), dst, max(1, numba.get_num_threads()))
     return out

@@ -11,6 +11,8 @@ op:
 `checked_rows(indices, n)` is what a row gather or scatter needs: the validated ids as a flat,
 C-contiguous int64 array, safe to hand to a compiled loop that does no bounds checks.
 """
+import math
+
 import numpy as np
 
 from segflow.kernels._common import BadInput, index_text
@@ -59,7 +61,7 @@ def checked_nd_rows(shape, indices, name="indices", what="shape"):
     if depth > len(shape):
         raise BadInput(name, f"index depth {depth} ({name}.shape[-1]) exceeds the rank {len(shape)} of "
                              f"{what} {list(shape)}")
-    flat = indices.reshape(-1, depth)
+    flat = indices.reshape(math.prod(indices.shape[:-1]), depth)   # (-1, 0) is ambiguous for NumPy
     if depth == 0:
         return np.zeros(flat.shape[0], np.int64), depth
     limits = np.asarray(shape[:depth], dtype=np.int64)

@@ -4,6 +4,10 @@ Used by the scatter updates of variables and by tensor_scatter_nd_*: the caller 
 first (so a bad index changes nothing) and passes a C-contiguous 2-D view of the target. Duplicates
 are applied one after another (so "update" keeps the last one and add/sub/mul/div/min/max apply
 every duplicate), never through a temporary of the table's size.
+
+Every dtype follows the compiled loop's rules, as TensorFlow does: integer "div" rounds toward zero
+(-7 / 2 = -3) and MIN / -1 wraps to MIN; "min"/"max" replace a value only where the update compares
+< (>), so a NaN update never wins and a NaN already in the table stays.
 """
 import numpy as np
 
@@ -48,6 +52,7 @@ def _scatter_rows_nb(table, rows, updates, how):
 
 @njit(cache=True, nogil=True)
 def _scatter_rows_int_div_nb(table, rows, updates):
+    # unsigned: floor division is division toward zero
     d = table.shape[1]
     for i in range(rows.shape[0]):
         r = rows[i]
@@ -55,15 +60,73 @@ def _scatter_rows_int_div_nb(table, rows, updates):
             table[r, j] = table[r, j] // updates[i, j]
 
 
+@njit(cache=True, nogil=True)
+def _scatter_rows_signed_div_nb(table, rows, updates):
+    # C's division: the quotient rounded toward zero; MIN / -1 wraps to MIN (two's complement)
+    d = table.shape[1]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        for j in range(d):
+            a = table[r, j]
+            b = updates[i, j]
+            if b == -1:
+                table[r, j] = -a
+            else:
+                q = a // b
+                if a % b != 0 and (a < 0) != (b < 0):
+                    q += 1
+                table[r, j] = q
+
+
+def _trunc_divide(a, b):
+    """a / b rounded toward zero for integer arrays, MIN / -1 wrapping to MIN (C's semantics)."""
+    if a.dtype.kind == "u":
+        return a // b
+    minus_one = b == -1
+    safe = np.where(minus_one, 1, b).astype(b.dtype, copy=False)
+    q = a // safe
+    q += ((a % safe != 0) & ((a < 0) != (safe < 0))).astype(q.dtype)
+    return np.where(minus_one, np.negative(a), q).astype(a.dtype, copy=False)
+
+
 def _numpy_scatter(table, rows, updates, how):
     if how == 0:
         rev = rows[::-1]
         uniq, first = np.unique(rev, return_index=True)    # the last writer of each row
         table[uniq] = updates[rows.size - 1 - first]
+    elif how == 4 and table.dtype.kind in "iu":
+        for i in range(rows.size):                          # duplicates one after another
+            table[rows[i]] = _trunc_divide(table[rows[i]], updates[i])
     elif how == 4:
-        (np.floor_divide if table.dtype.kind in "iu" else np.true_divide).at(table, rows, updates)
+        np.true_divide.at(table, rows, updates)
+    elif how in (5, 6) and table.dtype.kind not in "iu":
+        # Like the compiled loop: an update replaces the value only where it compares < (>), so a
+        # NaN update never wins and a NaN already there stays (np.minimum.at would let a NaN win).
+        # Applied in rounds in which every row occurs once, so duplicates go one after another.
+        order = np.argsort(rows, kind="stable")
+        sorted_rows = rows[order]
+        starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
+        rank = np.arange(rows.size) - np.repeat(starts, np.diff(np.r_[starts, rows.size]))
+        occurrence = np.empty(rows.size, np.int64)
+        occurrence[order] = rank
+        for k in range(int(occurrence.max()) + 1):
+            pick = np.flatnonzero(occurrence == k)
+            r = rows[pick]
+            cur = table[r]
+            upd = updates[pick]
+            table[r] = np.where(upd < cur if how == 5 else upd > cur, upd, cur)
     else:
         _UFUNCS[how].at(table, rows, updates)
+
+
+def _compiled_min_max_small_float(table, rows, updates, code):
+    """min/max of float16/bfloat16 through the compiled float32 loop on the touched rows only
+    (widening to float32 and back is exact), so every float dtype follows one rule."""
+    uniq, inverse = np.unique(rows, return_inverse=True)
+    sub = table[uniq].astype(np.float32)
+    _scatter_rows_nb(sub, np.ascontiguousarray(inverse.reshape(-1), dtype=np.int64),
+                     np.ascontiguousarray(updates, dtype=np.float32), code)
+    table[uniq] = sub.astype(table.dtype)
 
 
 def scatter_rows(table, rows, updates, how):
@@ -77,10 +140,15 @@ def scatter_rows(table, rows, updates, how):
         return
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if HAVE_NUMBA and table.dtype.kind in "fiu" and table.dtype.itemsize >= 4 and table.dtype.name != "bfloat16":
-            if code == 4 and table.dtype.kind in "iu":
-                _scatter_rows_int_div_nb(table, rows, updates)
+        kind = table.dtype.kind
+        if HAVE_NUMBA and code == 4 and kind in "iu":
+            if kind == "i":
+                _scatter_rows_signed_div_nb(table, rows, updates)
             else:
-                _scatter_rows_nb(table, rows, updates, code)
+                _scatter_rows_int_div_nb(table, rows, updates)
+        elif HAVE_NUMBA and kind in "fiu" and table.dtype.itemsize >= 4 and table.dtype.name != "bfloat16":
+            _scatter_rows_nb(table, rows, updates, code)
+        elif HAVE_NUMBA and code in (5, 6) and (kind == "f" or table.dtype.name == "bfloat16"):
+            _compiled_min_max_small_float(table, rows, updates, code)
         else:
             _numpy_scatter(table, rows, updates, code)

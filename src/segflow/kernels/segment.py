@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from segflow.kernels._common import (HAVE_NUMBA, BadInput, accumulator_dtype, index_text, njit,
-                                     prange)
+                                     parallel_launch, prange)
 
 try:
     import ml_dtypes
@@ -86,19 +86,30 @@ if HAVE_NUMBA:
         return max(1, int(numba.get_num_threads() if num_threads is None else num_threads))
 
     class _thread_limit:
-        """Runs the enclosed kernels on at most `n` Numba threads (results never depend on it)."""
+        """Runs the enclosed kernels on at most `n` Numba threads (results never depend on it).
+        Every parallel kernel here launches inside one, so it also holds `parallel_launch()`
+        (serialises launches on a threading layer that is not thread-safe)."""
 
         def __init__(self, n):
             self.n = min(n, numba.config.NUMBA_NUM_THREADS)
 
         def __enter__(self):
-            self.old = numba.get_num_threads()
-            if self.n != self.old:
-                numba.set_num_threads(self.n)
+            self.launch = parallel_launch()
+            self.launch.__enter__()
+            try:
+                self.old = numba.get_num_threads()
+                if self.n != self.old:
+                    numba.set_num_threads(self.n)
+            except BaseException:
+                self.launch.__exit__(None, None, None)
+                raise
 
         def __exit__(self, *exc):
-            if self.n != self.old:
-                numba.set_num_threads(self.old)
+            try:
+                if self.n != self.old:
+                    numba.set_num_threads(self.old)
+            finally:
+                self.launch.__exit__(*exc)
 else:  # pragma: no cover
     import contextlib
 
@@ -884,9 +895,10 @@ def bincount(arr, weights=None, minlength=0, maxlength=None, dtype=np.int32, num
     arr = _as_ids(arr, "arr")
     flat = arr.reshape(-1)
     nt = _threads(num_threads)
-    nbad, _, top = _stats(flat, 0, 1 << 62, nt)
-    if nbad:
-        pos = int(np.flatnonzero(flat < 0)[0])
+    nbad, _, top = _stats(flat, 0, np.iinfo(np.int64).max, nt)   # values up to 2**63 - 1 are fine
+    negative = np.flatnonzero(flat < 0) if nbad else ()
+    if len(negative):
+        pos = int(negative[0])
         raise BadInput("arr", f"arr[{index_text(pos, arr.shape)}] = {flat[pos]} is negative;"
                               " bincount needs non-negative values")
     length = max(top + 1, _as_count(minlength, "minlength"))

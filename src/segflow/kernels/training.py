@@ -20,7 +20,7 @@ loops for float32/float64; NumPy over blocks of rows otherwise: no table-sized t
 import numpy as np
 
 from segflow.kernels import scatter
-from segflow.kernels._common import HAVE_NUMBA, njit, prange
+from segflow.kernels._common import HAVE_NUMBA, njit, parallel_launch, prange
 
 __all__ = ["lazy_adam_rows", "adam_decay", "adam_step"]
 
@@ -63,8 +63,9 @@ def lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon):
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if HAVE_NUMBA and W.dtype in (np.float32, np.float64) and _all_distinct(rows, W.shape[0]):
         import numba
-        _lazy_adam_nb(W, M, V, rows, np.ascontiguousarray(g), lr, b1, b2, eps, one - b1, one - b2,
-                      max(1, numba.get_num_threads()))
+        with parallel_launch():
+            _lazy_adam_nb(W, M, V, rows, np.ascontiguousarray(g), lr, b1, b2, eps, one - b1, one - b2,
+                          max(1, numba.get_num_threads()))
         return
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):     # inf/nan as the unfused ops
         m_rows = b1 * np.take(M, rows, axis=0) + (one - b1) * g
@@ -113,7 +114,8 @@ def adam_decay(M, V, beta1, beta2):
     t = M.dtype.type
     b1, b2 = t(beta1), t(beta2)
     if _compiled(M, V):
-        _adam_decay_nb(M, V, b1, b2, _nchunks())
+        with parallel_launch():
+            _adam_decay_nb(M, V, b1, b2, _nchunks())
         return
     block = max(1, _BLOCK_BYTES // max(1, M.shape[1] * M.itemsize))
     for a in range(0, M.shape[0], block):
@@ -126,7 +128,8 @@ def adam_step(W, M, V, lr, epsilon):
     t = W.dtype.type
     lr, eps = t(lr), t(epsilon)
     if _compiled(W, M, V):
-        _adam_step_nb(W, M, V, lr, eps, _nchunks())
+        with parallel_launch():
+            _adam_step_nb(W, M, V, lr, eps, _nchunks())
         return
     block = max(1, _BLOCK_BYTES // max(1, W.shape[1] * W.itemsize))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):    # inf/nan as the unfused ops

@@ -1,10 +1,12 @@
 """Row selection: gather (any axis, batch_dims) and gather_nd. Gradients in gather_grad.py
 (the axis-0 gradient of gather is an IndexedSlices)."""
+import math
+
 import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput, ids, index_text
+from segflow.kernels import BadInput, ids
 from segflow.kernels import gather as gather_kernels
 
 __all__ = ["gather", "gather_v2", "gather_nd", "batch_gather"]
@@ -15,7 +17,11 @@ _INDEX = (dtypes.int32, dtypes.int64)
 def _infer_gather(op, params, indices, axis, batch_dims=0):
     if indices.dtype not in _INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
+    if axis.shape.rank not in (None, 0):
+        raise errors.invalid_input(op, "axis", f"must be a scalar, got shape {axis.shape}")
     a = tensor_util.constant_value(axis)
+    if a is not None and np.ndim(a) != 0:
+        raise errors.invalid_input(op, "axis", f"must be a scalar, got shape {list(np.shape(a))}")
     if a is None or params.shape.rank is None or indices.shape.rank is None:
         return [TensorSpec(params.dtype, tensor_shape.unknown_shape())]
     rank = params.shape.rank
@@ -37,8 +43,10 @@ def _infer_gather(op, params, indices, axis, batch_dims=0):
 
 def take_rows(params, indices, axis=0, batch_dims=0):
     """params gathered at `indices` along `axis`; raises BadInput for an index out of range."""
+    ids.check_index_dtype(indices)             # never a float (or NaN) index reaching np.take
     if np.ndim(axis) != 0:
-        raise BadInput("axis", f"must be a scalar, got shape {np.shape(axis)}")
+        raise BadInput("axis", f"must be a scalar, got shape {list(np.shape(axis))}")
+    ids.check_index_dtype(np.asarray(axis), "axis")
     rank = params.ndim
     if not -rank <= int(axis) < rank:
         raise BadInput("axis", f"axis {int(axis)} is out of range for params of rank {rank}")
@@ -50,7 +58,6 @@ def take_rows(params, indices, axis=0, batch_dims=0):
     if params.shape[:bd] != indices.shape[:bd]:
         raise BadInput("indices", f"batch dimensions of params {params.shape[:bd]} and indices "
                                   f"{indices.shape[:bd]} differ")
-    ids.check_index_dtype(indices)
     ids.check_in_range(indices, 0, params.shape[axis])
     if batch_dims == 0:
         if axis == 0:    # whole rows, copied by parallel threads when large
@@ -100,6 +107,16 @@ def batch_gather(params, indices, name=None):
 def _infer_gather_nd(op, params, indices, batch_dims=0):
     if indices.dtype not in _INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
+    if indices.shape.rank == 0:
+        raise errors.invalid_input(op, "indices", "indices must have rank >= 1, got a scalar")
+    if batch_dims < 0:
+        raise errors.invalid_op(op, f"batch_dims must be non-negative, got {batch_dims}")
+    if indices.shape.rank is not None and batch_dims >= indices.shape.rank:
+        raise errors.invalid_input(op, "indices", f"batch_dims ({batch_dims}) must be less than the rank of "
+                                   f"indices {indices.shape}")
+    if params.shape.rank is not None and batch_dims > params.shape.rank:
+        raise errors.invalid_input(op, "params", f"batch_dims ({batch_dims}) must be at most the rank of "
+                                   f"params {params.shape}")
     if params.shape.rank is None or indices.shape.rank is None:
         return [TensorSpec(params.dtype, tensor_shape.unknown_shape())]
     i = indices.shape.as_list()
@@ -107,28 +124,42 @@ def _infer_gather_nd(op, params, indices, batch_dims=0):
     if depth is None:
         return [TensorSpec(params.dtype, tensor_shape.unknown_shape())]
     if depth > params.shape.rank - batch_dims:
-        raise errors.invalid_input(op, "indices", f"index depth {depth} exceeds the rank of params {params.shape}")
+        raise errors.invalid_input(op, "indices", f"index depth {depth} exceeds the rank of params {params.shape}"
+                                   + (f" less batch_dims {batch_dims}" if batch_dims else ""))
     p = params.shape.as_list()
+    for k in range(batch_dims):
+        if p[k] is not None and i[k] is not None and p[k] != i[k]:
+            raise errors.invalid_input(op, "indices", f"batch dimension {k} of params ({p[k]}) and indices "
+                                       f"({i[k]}) differ")
     return [TensorSpec(params.dtype, i[:-1] + p[batch_dims + depth:])]
 
 
 def _gather_nd_kernel(params, indices, batch_dims=0):
-    if batch_dims:
-        b = int(np.prod(params.shape[:batch_dims]))
-        p = params.reshape((b,) + params.shape[batch_dims:])
-        ind = indices.reshape((b,) + indices.shape[batch_dims:])
-        out = np.stack([_gather_nd_kernel(p[k], ind[k]) for k in range(b)])
-        return out.reshape(params.shape[:batch_dims] + out.shape[1:])
-    depth = indices.shape[-1]
-    flat = indices.reshape(-1, depth)
-    limits = np.asarray(params.shape[:depth])
-    bad = np.flatnonzero(np.any((flat < 0) | (flat >= limits), axis=1))
-    if bad.size:
-        k = int(bad[0])
-        raise BadInput("indices", f"indices[{index_text(k, indices.shape[:-1])}] = {flat[k].tolist()} does not "
-                                  f"index into params of shape {params.shape}")
-    out = params[tuple(flat.T)] if depth else np.broadcast_to(params, (flat.shape[0],) + params.shape)
-    return np.ascontiguousarray(out).reshape(indices.shape[:-1] + params.shape[depth:])  # 0-d stays 0-d
+    """params at the multi-indices along the last axis of `indices` (validated by kernels.ids), the
+    first `batch_dims` axes of params and indices walked together."""
+    ids.check_index_dtype(indices)
+    if indices.ndim == 0:
+        raise BadInput("indices", "indices must have rank >= 1, got a scalar")
+    bd = int(batch_dims)
+    if not 0 <= bd < indices.ndim or bd > params.ndim:
+        raise BadInput("indices", f"batch_dims ({bd}) must be in [0, {min(indices.ndim - 1, params.ndim)}] for "
+                                  f"params of shape {list(params.shape)} and indices of shape {list(indices.shape)}")
+    if params.shape[:bd] != indices.shape[:bd]:
+        raise BadInput("indices", f"batch dimensions of params {list(params.shape[:bd])} and indices "
+                                  f"{list(indices.shape[:bd])} differ")
+    inner = params.shape[bd:]
+    if indices.shape[-1] == 0:    # every row addresses the whole of params[batch]
+        rows, depth = np.zeros(math.prod(indices.shape[:-1]), np.int64), 0
+    else:
+        rows, depth = ids.checked_nd_rows(inner, indices, "indices", "params" if not bd else "params[batch]")
+    lead = math.prod(inner[:depth])
+    tail = inner[depth:]
+    b = math.prod(params.shape[:bd])
+    if bd and rows.size:
+        rows = rows + np.repeat(np.arange(b, dtype=np.int64) * lead, rows.size // b)
+    table = params.reshape((b * lead,) + tail)
+    out = gather_kernels.take_rows(table, rows) if table.shape[0] else np.zeros((rows.size,) + tail, params.dtype)
+    return np.ascontiguousarray(out).reshape(indices.shape[:-1] + tail)  # 0-d stays 0-d
 
 
 register_op("GatherNd", inputs=("params", "indices"), attrs={"Tparams": "params", "Tindices": "indices"},

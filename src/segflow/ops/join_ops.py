@@ -3,12 +3,25 @@ split, tile, pad. Gradients in join_grad.py."""
 import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.framework.op_def import TensorSpec, apply_op, check_alloc, register_op
 from segflow.kernels import BadInput
 from segflow.ops import shape_ops as so
 
+_INDEX = (dtypes.int32, dtypes.int64)
+
 __all__ = ["transpose", "expand_dims", "squeeze", "unstack", "slice", "strided_slice", "split_by_shapes", "split",
            "tile", "pad", "reverse", "reverse_v2"]
+
+
+def _int_array(x):
+    """An index argument as int32 (int64 when needed) without truncating: a float or bool array is
+    passed on as it is, for the op to refuse by dtype (TF's ops take int32/int64 only)."""
+    arr = np.asarray(x)
+    if arr.size == 0 and arr.dtype.kind not in "iu":
+        return arr.astype(np.int32)
+    if arr.dtype.kind not in "iu":
+        return arr
+    return arr.astype(np.int32 if not arr.size or (arr.min() >= -2**31 and arr.max() < 2**31) else np.int64)
 
 
 # -- transpose
@@ -23,7 +36,8 @@ def _infer_transpose(op, x, perm):
     return [TensorSpec(x.dtype, [dims[i] for i in p])]
 
 
-register_op("Transpose", inputs=("x", "perm"), attrs={"T": "x", "Tperm": "perm"}, infer=_infer_transpose,
+register_op("Transpose", inputs=("x", "perm"), attrs={"T": "x", "Tperm": "perm"}, allowed={"Tperm": _INDEX},
+            infer=_infer_transpose,
             kernel=lambda x, perm: np.transpose(x, [int(i) for i in perm]).copy())  # copy(): C order, 0-d kept
 
 
@@ -39,7 +53,7 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
         else:
             perm = np.arange(a.shape.rank - 1, -1, -1, dtype=np.int32)
     elif not isinstance(perm, ops.Tensor):
-        perm = np.asarray(perm, dtype=np.int32)
+        perm = _int_array(perm)
     out = apply_op("Transpose", a, perm, name=name)
     if conjugate:
         from segflow.ops.cwise_ops import conj
@@ -61,7 +75,8 @@ def _infer_expand_dims(op, input, dim):
     return [TensorSpec(input.dtype, dims)]
 
 
-register_op("ExpandDims", inputs=("input", "dim"), attrs={"T": "input", "Tdim": "dim"}, infer=_infer_expand_dims,
+register_op("ExpandDims", inputs=("input", "dim"), attrs={"T": "input", "Tdim": "dim"}, allowed={"Tdim": _INDEX},
+            infer=_infer_expand_dims,
             kernel=lambda x, dim: np.expand_dims(x, int(np.asarray(dim).reshape(-1)[0])))
 
 
@@ -193,7 +208,7 @@ def _slice_kernel(x, begin, size):
 
 
 register_op("Slice", inputs=("input", "begin", "size"), attrs={"T": "input", "Index": ("begin", "size")},
-            infer=_infer_slice, kernel=_slice_kernel)
+            allowed={"Index": _INDEX}, infer=_infer_slice, kernel=_slice_kernel)
 
 
 def slice(input_, begin, size, name=None):
@@ -293,7 +308,7 @@ def _infer_strided_slice(op, input, begin, end, strides, **masks):
 
 _MASKS = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
 register_op("StridedSlice", inputs=("input", "begin", "end", "strides"),
-            attrs={"T": "input", "Index": ("begin", "end", "strides")},
+            attrs={"T": "input", "Index": ("begin", "end", "strides")}, allowed={"Index": _INDEX},
             infer=_infer_strided_slice, kernel=_strided_slice_kernel, defaults=_MASKS)
 
 
@@ -308,7 +323,7 @@ def _strided_slice_grad_kernel(shape, begin, end, strides, dy, **masks):
 
 
 register_op("StridedSliceGrad", inputs=("shape", "begin", "end", "strides", "dy"),
-            attrs={"T": "dy", "Index": ("shape", "begin", "end", "strides")},
+            attrs={"T": "dy", "Index": ("shape", "begin", "end", "strides")}, allowed={"Index": _INDEX},
             infer=_infer_strided_slice_grad, kernel=_strided_slice_grad_kernel, defaults=_MASKS)
 
 
@@ -490,7 +505,7 @@ def _split_v_kernel(value, size_splits, split_dim, num_split):
 
 
 register_op("SplitV", inputs=("value", "size_splits", "split_dim"), attrs={"T": "value", "Tlen": "size_splits"},
-            infer=_infer_split_v, kernel=_split_v_kernel, defaults={"num_split": 1},
+            allowed={"Tlen": _INDEX}, infer=_infer_split_v, kernel=_split_v_kernel, defaults={"num_split": 1},
             num_outputs=lambda attrs, counts: attrs["num_split"], list_output=True)
 
 
@@ -555,16 +570,21 @@ def _infer_tile(op, input, multiples):
 
 
 def _tile_kernel(input, multiples):
-    m = np.asarray(multiples).reshape(-1)
+    m = np.asarray(multiples)
+    if m.dtype.kind not in "iu":
+        raise BadInput("multiples", f"must be int32 or int64, not {m.dtype}")
+    m = m.reshape(-1)
     if m.size != input.ndim:
         raise BadInput("multiples", f"has {m.size} entries, expected one per dimension of shape {input.shape}")
     if np.any(m < 0):
         raise BadInput("multiples", f"must be non-negative, got {m.tolist()}")
-    return np.tile(input, tuple(int(k) for k in m)) if input.ndim else np.array(input, copy=True)
+    reps = tuple(int(k) for k in m)
+    check_alloc([d * k for d, k in zip(input.shape, reps)], input.dtype, "multiples")
+    return np.tile(input, reps) if input.ndim else np.array(input, copy=True)
 
 
 register_op("Tile", inputs=("input", "multiples"), attrs={"T": "input", "Tmultiples": "multiples"},
-            infer=_infer_tile, kernel=_tile_kernel)
+            allowed={"Tmultiples": _INDEX}, infer=_infer_tile, kernel=_tile_kernel)
 
 
 def tile(input, multiples, name=None):
@@ -660,13 +680,16 @@ def _infer_mirror_pad_grad(op, input, paddings, mode="REFLECT"):
                                      for d, (a, b) in zip(input.shape.as_list(), p)])]
 
 
-register_op("Pad", inputs=("input", "paddings"), attrs={"T": "input", "Tpaddings": "paddings"},
+_PAD_ATTRS = {"T": "input", "Tpaddings": "paddings"}
+_PAD_ALLOWED = {"Tpaddings": _INDEX}
+register_op("Pad", inputs=("input", "paddings"), attrs=_PAD_ATTRS, allowed=_PAD_ALLOWED,
             infer=_infer_pad, kernel=_pad_kernel)
 register_op("PadV2", inputs=("input", "paddings", "constant_values"),
-            attrs={"T": ("input", "constant_values"), "Tpaddings": "paddings"}, infer=_infer_pad, kernel=_pad_kernel)
-register_op("MirrorPad", inputs=("input", "paddings"), attrs={"T": "input", "Tpaddings": "paddings"},
+            attrs={"T": ("input", "constant_values"), "Tpaddings": "paddings"}, allowed=_PAD_ALLOWED,
+            infer=_infer_pad, kernel=_pad_kernel)
+register_op("MirrorPad", inputs=("input", "paddings"), attrs=_PAD_ATTRS, allowed=_PAD_ALLOWED,
             infer=_infer_pad, kernel=_mirror_pad_kernel, defaults={"mode": "REFLECT"})
-register_op("MirrorPadGrad", inputs=("input", "paddings"), attrs={"T": "input", "Tpaddings": "paddings"},
+register_op("MirrorPadGrad", inputs=("input", "paddings"), attrs=_PAD_ATTRS, allowed=_PAD_ALLOWED,
             infer=_infer_mirror_pad_grad, kernel=_mirror_pad_grad_kernel, defaults={"mode": "REFLECT"})
 
 
@@ -689,8 +712,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         paddings = np.asarray(paddings)
         if paddings.size == 0:
             paddings = paddings.reshape(0, 2)
-        paddings = paddings.astype(np.int32 if paddings.dtype.kind not in "iu" or np.all(np.abs(paddings) < 2**31)
-                                   else np.int64)
+        paddings = _int_array(paddings)
     if mode == "CONSTANT":
         if not isinstance(constant_values, ops.Tensor) and np.ndim(constant_values) == 0 and constant_values == 0:
             return apply_op("Pad", tensor, paddings, name=name)
@@ -726,14 +748,15 @@ def _reverse_kernel(tensor, axis):
     return np.ascontiguousarray(np.flip(tensor, axis=tuple(axes))) if axes else np.array(tensor, copy=True)
 
 
-register_op("ReverseV2", inputs=("tensor", "axis"), attrs={"T": "tensor", "Tidx": "axis"}, infer=_infer_reverse,
+register_op("ReverseV2", inputs=("tensor", "axis"), attrs={"T": "tensor", "Tidx": "axis"}, allowed={"Tidx": _INDEX},
+            infer=_infer_reverse,
             kernel=_reverse_kernel)
 
 
 def reverse(tensor, axis, name=None):
     """`tensor` with the order of its entries reversed along each dimension in `axis` (a list)."""
     if not isinstance(axis, ops.Tensor):
-        axis = np.asarray(axis, np.int32).reshape(-1)
+        axis = _int_array(axis).reshape(-1)
     return apply_op("ReverseV2", tensor, axis, name=name)
 
 

@@ -453,7 +453,9 @@ def _scatter_nd_kernel(how):
             tail = table.shape[depth:]
             upd = updates.reshape((rows.size,) + tail)
             target = res.writable()
-            _scatter_into(target.reshape((-1,) + tail), rows, upd, how)   # a view: the table is contiguous
+            # a view (the table is contiguous); the row count spelled out, as (-1,) + tail is
+            # ambiguous for NumPy when tail holds a 0
+            _scatter_into(target.reshape((math.prod(table.shape[:depth]),) + tail), rows, upd, how)
         return ()
     return kernel
 
@@ -750,7 +752,7 @@ class ResourceVariable:
     def value(self):
         """The current value as a tensor (a new read; eagerly, watched by tapes if trainable)."""
         if not self._in_graph:
-            if tape_lib._tapes:
+            if tape_lib._active.any:     # some thread has a tape (variable_accessed finds this one's)
                 tape_lib.variable_accessed(self)
             return apply_op("ReadVariableOp", self._handle, dtype=self._dtype)
         with self._ctrl():
@@ -766,7 +768,7 @@ class ResourceVariable:
         """Rows `indices` of the variable without reading the rest; its gradient for the variable is
         an IndexedSlices(grad, indices, variable shape)."""
         if not self._in_graph:
-            if tape_lib._tapes:
+            if tape_lib._active.any:     # some thread has a tape (variable_accessed finds this one's)
                 tape_lib.variable_accessed(self)
             return apply_op("ResourceGather", self._handle, indices, dtype=self._dtype, name=name)
         with self._ctrl():

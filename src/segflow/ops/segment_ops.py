@@ -17,7 +17,7 @@ value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules
 import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.framework.op_def import TensorSpec, apply_op, check_alloc, register_op
 from segflow.kernels import segment
 
 __all__ = [
@@ -223,8 +223,12 @@ for _name, _kind, _types in (("SparseSegmentSum", "sum", _SPARSE_SUM_TYPES),
 
 
 def _bincount_kernel(arr, size, weights):
-    # Empty weights with non-empty arr mean "count" (TF's convention); size caps and pads.
-    if weights.size == 0 and np.size(arr) != 0:
+    # Empty weights mean "count" (TF's convention; with an empty arr of any shape both give zeros);
+    # size caps and pads. The bins are checked to fit in memory before anything is allocated.
+    size_arr = np.asarray(size)
+    if size_arr.ndim == 0 and size_arr.dtype.kind in "iu" and int(size_arr) > 0:
+        check_alloc([int(size_arr)], np.int64, "size")
+    if weights.size == 0:
         return segment.bincount(arr, None, minlength=size, maxlength=size, dtype=weights.dtype)
     return segment.bincount(arr, weights, minlength=size, maxlength=size, dtype=weights.dtype)
 
@@ -555,19 +559,38 @@ def _bincount_size(arr, minlength, maxlength):
     if known:
         size = max(int(values.max()) + 1, 0) if values.size else 0  # negatives: the kernel names them
         if lo is not None:
-            size = max(size, int(lo))
+            size = max(size, _int_value(lo, "minlength"))
         if hi is not None:
-            size = min(size, int(hi))  # a negative maxlength reaches the op, which refuses it
+            size = min(size, _int_value(hi, "maxlength"))  # a negative maxlength reaches the op, which refuses it
         return np.asarray(size, np.int64 if abs(size) >= 2**31 else np.int32)
     from segflow.ops import cwise_ops as cw, reduction_ops as ro, shape_ops as so
-    flat = so.reshape(arr, [-1])
-    size = cw.add(ro.reduce_max(so.concat([flat, cw.cast([-1], arr.dtype)], 0)), cw.cast(1, arr.dtype))
-    size = cw.cast(size, dtypes.int32)
+    # In int64: max(arr) + 1 of an int64 arr (or of an int32 arr holding 2**31 - 1) never wraps
+    flat = cw.cast(so.reshape(arr, [-1]), dtypes.int64)
+    size = cw.add(ro.reduce_max(so.concat([flat, cw.cast([-1], dtypes.int64)], 0)), cw.cast(1, dtypes.int64))
     if minlength is not None:
-        size = cw.maximum(size, cw.cast(minlength, dtypes.int32))
+        size = cw.maximum(size, _as_int64(minlength, "minlength"))
     if maxlength is not None:
-        size = cw.minimum(size, cw.cast(maxlength, dtypes.int32))
+        size = cw.minimum(size, _as_int64(maxlength, "maxlength"))
     return size
+
+
+def _as_int64(x, what):
+    """minlength / maxlength as an int64 tensor; a value that is not an integer raises."""
+    from segflow.ops import cwise_ops as cw
+    if isinstance(x, ops.Tensor):
+        if x.dtype not in _INDEX:
+            raise errors.InvalidArgumentError(None, None, f"Bincount: input '{what}': must be int32 or int64, "
+                                              f"not {x.dtype.name}")
+        return cw.cast(x, dtypes.int64)
+    return ops.convert_to_tensor(_int_value(x, what), dtype=dtypes.int64)
+
+
+def _int_value(x, what):
+    arr = np.asarray(x)
+    if arr.ndim != 0 or arr.dtype.kind not in "iu":
+        raise errors.InvalidArgumentError(None, None, f"Bincount: input '{what}': must be an integer scalar, "
+                                          f"got {x!r}")
+    return int(arr)
 
 
 def densify_indexed_slices(value, name=None):

@@ -4,8 +4,9 @@ import numpy as np
 
 from segflow.eager import context
 from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput
+from segflow.framework.op_def import (TensorSpec, _DTypeError, _OpStub as _Stub, apply_op, check_alloc, register_op,
+                                      resource_exhausted)
+from segflow.kernels import BadInput, ids
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient", "zeros", "ones",
            "zeros_like", "ones_like", "fill", "shape", "shape_n", "size", "rank", "reshape", "broadcast_to",
@@ -96,6 +97,35 @@ def identity_n(input, name=None):
     return apply_op("IdentityN", list(input), name=name)
 
 
+# -- output shapes
+_INT64_MAX = 2**63 - 1
+
+
+def check_output_shape(shape, dtype, input_name):
+    """Call before allocating an output of `shape` and `dtype`: check_alloc (more than 2**63 - 1
+    elements: BadInput; more bytes than memory: ResourceExhausted), and what an empty output
+    needs as well. TF answers an empty shape with huge dimensions, and so does this, as long as
+    NumPy can represent it: each dimension must fit in int64, and the non-zero dimensions times
+    the item size must not exceed 2**63 - 1 bytes (NumPy's limit, which TF's own int64 element
+    count would pass). Returns the number of elements."""
+    dims = [int(d) for d in shape]
+    for d in dims:
+        if d > _INT64_MAX:
+            raise BadInput(input_name, f"dimension {d} of the output shape {dims} does not fit in int64")
+    n = check_alloc(dims, dtype, input_name)
+    if n == 0:
+        itemsize = max(np.dtype(dtype).itemsize, 1)
+        nonzero = 1
+        for d in dims:
+            if d:
+                nonzero *= d
+        if nonzero * itemsize > _INT64_MAX:
+            raise BadInput(input_name, f"the output shape {dims} is empty, but its non-zero dimensions multiply to "
+                                       f"{nonzero} elements of {itemsize} bytes: more than 2**63 - 1 bytes, "
+                                       "which an array cannot describe")
+    return n
+
+
 # -- zeros / ones / fill
 def _infer_fill(op, dims, value):
     if dims.dtype not in _INDEX:
@@ -110,14 +140,18 @@ def _fill_kernel(dims, value):
         raise BadInput("value", f"must be a scalar, got shape {np.shape(value)}")
     if np.ndim(dims) != 1:
         raise BadInput("dims", f"must be a vector, got shape {np.shape(dims)}")
+    if np.asarray(dims).dtype.kind not in "iu":
+        raise BadInput("dims", f"must be int32 or int64, not {np.asarray(dims).dtype}")
     dims = tuple(int(d) for d in np.asarray(dims).reshape(-1))
     if any(d < 0 for d in dims):
         raise BadInput("dims", f"must be non-negative, got {list(dims)}")
-    return np.full(dims, value, dtype=np.asarray(value).dtype)
+    value = np.asarray(value)
+    check_output_shape(dims, value.dtype, "dims")
+    return np.full(dims, value, dtype=value.dtype)
 
 
-register_op("Fill", inputs=("dims", "value"), attrs={"T": "value", "index_type": "dims"}, infer=_infer_fill,
-            kernel=_fill_kernel)
+register_op("Fill", inputs=("dims", "value"), attrs={"T": "value", "index_type": "dims"},
+            allowed={"index_type": _INDEX}, infer=_infer_fill, kernel=_fill_kernel)
 
 
 def fill(dims, value, name=None):
@@ -125,18 +159,34 @@ def fill(dims, value, name=None):
     return apply_op("Fill", _shape_arg(dims), value, name=name)
 
 
+def _is_int(d):
+    return isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_))
+
+
 def _shape_arg(shape):
+    """A shape argument (list, tuple, TensorShape, array or tensor) as an int32 (int64 when needed)
+    tensor. Dimensions are never truncated: a float or bool shape stays float/bool, so the op it
+    goes to refuses it by dtype, as TensorFlow's ops do."""
     if isinstance(shape, ops.Tensor):
         return shape
     if isinstance(shape, tensor_shape.TensorShape):
         shape = shape.as_list()
     if isinstance(shape, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in shape):
-        return stack([d if isinstance(d, ops.Tensor) else ops.convert_to_tensor(int(d), dtype=dtypes.int32)
-                      for d in shape])
-    arr = np.asarray([int(d) for d in shape] if isinstance(shape, (list, tuple)) else shape)
-    if arr.dtype.kind not in "iu":
-        arr = arr.astype(np.int32)
-    return ops.convert_to_tensor(arr.astype(np.int64 if arr.size and arr.max() >= 2**31 else np.int32))
+        parts = [d for d in shape if isinstance(d, ops.Tensor)]
+        dt = parts[0].dtype if parts[0].dtype in _INDEX else dtypes.int32
+        return stack([d if isinstance(d, ops.Tensor) else ops.convert_to_tensor(
+            int(d) if _is_int(d) else np.asarray(d), dtype=dt if _is_int(d) else None) for d in shape])
+    if isinstance(shape, (list, tuple)) and shape and all(_is_int(d) for d in shape):
+        arr = np.asarray([int(d) for d in shape])
+    else:
+        arr = np.asarray(shape)
+    if arr.size == 0 and arr.dtype.kind not in "iu":
+        arr = arr.astype(np.int32)          # [] or ()
+    if arr.dtype.kind not in "iu":      # float32 for Python floats, as TF converts them
+        return ops.convert_to_tensor(shape if isinstance(shape, (list, tuple)) else arr)
+    if arr.size and (arr.max() >= 2**31 or arr.min() < -2**31):
+        return ops.convert_to_tensor(arr.astype(np.int64))
+    return ops.convert_to_tensor(arr.astype(np.int32))
 
 
 def _filled(shape, dtype, value, name):
@@ -144,10 +194,19 @@ def _filled(shape, dtype, value, name):
     dtype = dtypes.as_dtype(dtype)
     scalar = np.full((), value, dtype.as_numpy_dtype)
     if context._state.eager and not isinstance(shape, ops.Tensor):
-        dims = tuple(int(d) for d in (shape.as_list() if isinstance(shape, tensor_shape.TensorShape)
-                                      else np.asarray(shape).reshape(-1)))
-        if all(d >= 0 for d in dims):      # negative dims go to Fill, which names the error
-            return ops.EagerTensor(np.full(dims, scalar))
+        dims = shape.as_list() if isinstance(shape, tensor_shape.TensorShape) else shape
+        dims = dims if isinstance(dims, (list, tuple)) else np.asarray(dims).reshape(-1).tolist()
+        # negative, float or unknown dims go to Fill, which names the error
+        if all(_is_int(d) and d >= 0 for d in dims) and np.ndim(shape) <= 1:
+            dims = tuple(int(d) for d in dims)
+            try:
+                check_output_shape(dims, scalar.dtype, "dims")
+                lazy = value == 0 and scalar.dtype != object        # calloc: pages are touched on use
+                return ops.EagerTensor(np.zeros(dims, scalar.dtype) if lazy else np.full(dims, scalar))
+            except MemoryError as e:
+                raise resource_exhausted("Fill", name, e) from None
+            except BadInput as e:
+                raise errors.invalid_input(_Stub("Fill", name), e.input_name, e.message) from None
     return fill(shape, scalar, name=name)
 
 
@@ -282,7 +341,7 @@ def _reshape_kernel(x, shape):
 
 
 register_op("Reshape", inputs=("tensor", "shape"), attrs={"T": "tensor", "Tshape": "shape"},
-            infer=_infer_reshape, kernel=_reshape_kernel)
+            allowed={"Tshape": _INDEX}, infer=_infer_reshape, kernel=_reshape_kernel)
 
 
 def reshape(tensor, shape, name=None):
@@ -301,7 +360,7 @@ def _infer_broadcast_to(op, input, shape):
     return [TensorSpec(input.dtype, target.merge_with(out) if target.rank is not None else out)]
 
 
-register_op("BroadcastTo", inputs=("input", "shape"), attrs={"T": "input", "Tidx": "shape"},
+register_op("BroadcastTo", inputs=("input", "shape"), attrs={"T": "input", "Tidx": "shape"}, allowed={"Tidx": _INDEX},
             infer=_infer_broadcast_to,
             kernel=lambda x, shape: np.broadcast_to(x, tuple(int(d) for d in shape)).copy())  # copy(): C order, 0-d kept
 
@@ -348,7 +407,7 @@ def _infer_concat(op, values, axis):
     return [TensorSpec(values[0].dtype, dims)]
 
 
-register_op("ConcatV2", inputs=("values*", "axis"), attrs={"T": "values", "Tidx": "axis"},
+register_op("ConcatV2", inputs=("values*", "axis"), attrs={"T": "values", "Tidx": "axis"}, allowed={"Tidx": _INDEX},
             infer=_infer_concat, kernel=lambda values, axis: np.concatenate(values, axis=int(axis)))
 
 
@@ -444,14 +503,42 @@ def _infer_one_hot(op, indices, depth, on_value, off_value, axis=-1):
 
 
 def _one_hot_kernel(indices, depth, on_value, off_value, axis=-1):
-    depth = int(depth)
+    """The output filled with off_value, then on_value written at each in-range index: about 1x the
+    output's memory (plus a few index-sized temporaries). Negative or too-large indices (and
+    uint8 indices >= depth) leave their row all off, as TensorFlow does."""
+    ids.check_index_dtype(indices, "indices", allowed=_ONE_HOT_INDEX)
+    depth_arr = np.asarray(depth)
+    if depth_arr.ndim != 0 or depth_arr.dtype.kind not in "iu":
+        raise BadInput("depth", f"must be a scalar int32, got {depth_arr.dtype} of shape {list(depth_arr.shape)}")
+    depth = int(depth_arr)
     if depth < 0:
         raise BadInput("depth", f"must be non-negative, got {depth}")
-    hot = indices[..., None] == np.arange(depth, dtype=np.int64)   # out-of-range ids: all off
-    out = np.where(hot, on_value, off_value).astype(np.asarray(on_value).dtype, copy=False)
-    if axis != -1 and axis != indices.ndim:
-        out = np.ascontiguousarray(np.moveaxis(out, -1, axis))
+    for label, v in (("on_value", on_value), ("off_value", off_value)):
+        if np.ndim(v) != 0:
+            raise BadInput(label, f"must be a scalar, got shape {list(np.shape(v))}")
+    on = np.asarray(on_value)
+    r = indices.ndim
+    axis = r if axis == -1 else axis
+    if not 0 <= axis <= r:
+        raise BadInput("indices", f"axis {axis} is out of range [-1, {r}] for indices of rank {r}")
+    shape = indices.shape[:axis] + (depth,) + indices.shape[axis:]
+    check_alloc(shape, on.dtype, "depth")
+    out = np.empty(shape, on.dtype)
+    out.fill(off_value)
+    if out.size == 0:
+        return out
+    outer = int(np.prod(indices.shape[:axis], dtype=np.int64))
+    inner = int(np.prod(indices.shape[axis:], dtype=np.int64))
+    flat = indices.reshape(-1)
+    hot = np.flatnonzero(flat < depth) if flat.dtype.kind == "u" else np.flatnonzero((flat >= 0) & (flat < depth))
+    # index k = o * inner + i (o over indices.shape[:axis], i over the rest) goes to out[o, v, i]
+    o, i = np.divmod(hot, inner) if inner > 1 else (hot, 0)
+    dest = (o * depth + flat[hot].astype(np.int64)) * inner + i
+    out.reshape(outer * depth * inner)[dest] = on
     return out
+
+
+_ONE_HOT_INDEX = (np.dtype(np.uint8), np.dtype(np.int32), np.dtype(np.int64))
 
 
 register_op("OneHot", inputs=("indices", "depth", "on_value", "off_value"),
@@ -472,7 +559,9 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     Returns:
       Shape `indices.shape` with `depth` inserted at `axis`.
     Raises:
-      InvalidArgumentError: non-integer indices, negative depth, non-scalar on/off values.
+      InvalidArgumentError: non-integer indices, a negative, fractional or beyond-int32 depth,
+        non-scalar on/off values.
+      ResourceExhaustedError: the output would not fit in memory (checked before allocating).
     """
     if dtype is None:
         for v in (on_value, off_value):
@@ -489,8 +578,26 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     on = ops.convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
     off = ops.convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
     if not isinstance(depth, ops.Tensor):
-        depth = np.asarray(depth, np.int32)
-    elif depth.dtype != dtypes.int32:
+        depth = _one_hot_depth(depth, name)
+    elif depth.dtype in (dtypes.int64, dtypes.uint8):
         from segflow.ops.cwise_ops import cast
+        v = tensor_util.constant_value(depth)
+        if v is not None and not -2**31 <= int(v) < 2**31:
+            raise errors.invalid_input(_Stub("OneHot", name), "depth", f"depth = {int(v)} does not fit in int32")
         depth = cast(depth, dtypes.int32)
     return apply_op("OneHot", indices, depth, on, off, axis=-1 if axis is None else int(axis), name=name)
+
+
+def _one_hot_depth(depth, name):
+    """A Python or NumPy depth as an int32 array: a fractional, non-numeric or out-of-int32 depth
+    raises (TensorFlow refuses to convert it rather than truncating)."""
+    arr = np.asarray(depth)
+    stub = _Stub("OneHot", name)
+    integral = arr.dtype.kind in "iu" or (arr.dtype.kind == "f" and np.all(np.isfinite(arr))
+                                          and np.all(np.mod(arr, 1) == 0))
+    if arr.dtype.kind == "b" or not integral:
+        raise errors.invalid_input(stub, "depth", f"must be an int32 scalar, got {depth!r}", cls=_DTypeError)
+    if arr.size and not (arr.min() >= -2**31 and arr.max() < 2**31):
+        raise errors.invalid_input(stub, "depth", f"depth = {arr.reshape(-1)[0] if arr.size == 1 else arr.tolist()} "
+                                                  "does not fit in int32")
+    return arr.astype(np.int32)

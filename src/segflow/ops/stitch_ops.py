@@ -9,9 +9,10 @@ import collections
 import numpy as np
 
 from segflow.framework import dtypes, errors, tensor_shape, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
-from segflow.kernels import BadInput, index_text
+from segflow.framework.op_def import TensorSpec, _DTypeError, _OpStub, apply_op, memory_limit, register_op
+from segflow.kernels import BadInput, ids, index_text
 from segflow.kernels import unique as _unique_kernels
+from segflow.ops.shape_ops import check_output_shape
 
 __all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 
@@ -35,11 +36,34 @@ def unique_first_appearance(x, out_idx=np.int32):
         return x.copy(), np.zeros(0, out_idx), np.zeros(0, out_idx)
     if _unique_kernels.HAVE_NUMBA and x.dtype in (np.int32, np.int64):
         return _unique_kernels.unique_int(x, out_idx)     # one hashing pass: 10-20x faster than sorting
-    _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    nan = _nan_mask(x)
+    if nan is None:
+        _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(-1)
+    else:
+        # NaN != NaN: every NaN is a value of its own (TF's hash map never finds one again), and
+        # sorting NaNs is unreliable (bfloat16), so only the other values go through np.unique
+        keep = np.flatnonzero(~nan)
+        at_nan = np.flatnonzero(nan)
+        _, first_k, inverse_k, counts_k = np.unique(x[keep], return_index=True, return_inverse=True,
+                                                    return_counts=True)
+        first = np.concatenate([keep[first_k], at_nan])
+        counts = np.concatenate([counts_k, np.ones(at_nan.size, counts_k.dtype)])
+        inverse = np.empty(x.size, np.int64)
+        inverse[keep] = inverse_k.reshape(-1)
+        inverse[at_nan] = first_k.size + np.arange(at_nan.size)
     order = np.argsort(first, kind="stable")          # sorted-unique rank -> first-appearance rank
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size)
-    return x[first[order]], rank[inverse.reshape(-1)].astype(out_idx), counts[order].astype(out_idx)
+    return x[first[order]], rank[inverse].astype(out_idx), counts[order].astype(out_idx)
+
+
+def _nan_mask(x):
+    """Where 1-D `x` holds NaN (float, bfloat16 or complex), or None when it holds none."""
+    if x.dtype.kind not in "fc" and x.dtype.name != "bfloat16":
+        return None
+    nan = np.isnan(x)
+    return nan if nan.any() else None
 
 
 def _infer_unique(op, x, out_idx=dtypes.int32, counts=False):
@@ -70,7 +94,8 @@ def unique(x, out_idx=dtypes.int32, name=None):
 
     Returns:
       UniqueOutput(y, idx): `y` holds the distinct values; `idx` (dtype `out_idx`, shape of x) gives
-      for each element of x its position in y, so `x == gather(y, idx)`.
+      for each element of x its position in y, so `x == gather(y, idx)`. NaN != NaN: every NaN is
+      a distinct value of its own, as in TensorFlow (0.0 and -0.0 are one value).
     Raises:
       InvalidArgumentError: x is not 1-D.
     """
@@ -110,6 +135,12 @@ def _infer_stitch(op, indices, data):
         tail = this if tail is None else tail.merge_with(this)
     rows = None
     known = [tensor_util.constant_value(t) for t in indices]
+    for i, k in enumerate(known):       # a constant negative index: the kernel's error, at build time
+        if k is not None and np.size(k) and np.min(k) < 0:
+            flat = np.asarray(k).reshape(-1)
+            bad = int(np.flatnonzero(flat < 0)[0])
+            raise errors.invalid_input(op, "indices", f"indices[{i}][{index_text(bad, np.shape(k))}] = {flat[bad]} "
+                                                      "is negative")
     if all(k is not None for k in known):
         rows = int(max((int(np.max(k)) for k in known if np.size(k)), default=-1)) + 1
     if tail is None or tail.rank is None:
@@ -122,6 +153,11 @@ def stitch(indices, data):
     if len(indices) != len(data):
         raise BadInput("data", f"got {len(data)} data tensors for {len(indices)} indices tensors")
     tail = None
+    for i, ind in enumerate(indices):     # int32 / int64 only: a float index is never truncated
+        try:
+            ids.check_index_dtype(ind, f"indices[{i}]")
+        except BadInput as e:
+            raise BadInput("indices", e.message) from None
     for i, (ind, d) in enumerate(zip(indices, data)):
         if d.shape[:ind.ndim] != ind.shape:
             raise BadInput("data", f"data[{i}].shape {list(d.shape)} does not start with indices[{i}].shape "
@@ -136,9 +172,11 @@ def stitch(indices, data):
             raise BadInput("indices", f"indices[{i}][{index_text(bad, ind.shape)}] = {ind.reshape(-1)[bad]} "
                                       "is negative")
     flat = np.concatenate([np.asarray(ind, np.int64).reshape(-1) for ind in indices])
-    values = np.concatenate([d.reshape((-1,) + tail) for d in data]) if len(data) > 1 else \
-        data[0].reshape((-1,) + tail)
+    # the leading dimension spelled out: (-1,) + tail is ambiguous for NumPy when tail holds a 0
+    values = [d.reshape((ind.size,) + tail) for ind, d in zip(indices, data)]
+    values = np.concatenate(values) if len(values) > 1 else values[0]
     rows = int(flat.max()) + 1 if flat.size else 0
+    check_output_shape((rows,) + tail, data[0].dtype, "indices")
     out = np.zeros((rows,) + tail, dtype=data[0].dtype)
     if flat.size:
         rev = flat[::-1]
@@ -173,8 +211,43 @@ def parallel_dynamic_stitch(indices, data, name=None):
 # DynamicPartition
 
 
+# num_partitions is an int attr that TF's kernel reads as an int32; every partition is an output
+# (an array and a tensor object, ~256 bytes of bookkeeping even when empty), so a count whose
+# outputs alone would not fit in memory is refused before any of them is made.
+_MAX_PARTITIONS = 2**31 - 1
+_BYTES_PER_OUTPUT = 256
+
+
+def _num_partitions_problem(num_partitions):
+    """(kind, message) for an unusable num_partitions attr, or None: kind is "type" (not an
+    integer), "value" (< 1 or beyond int32) or "memory" (too many outputs for memory)."""
+    if isinstance(num_partitions, (bool, np.bool_)) or not isinstance(num_partitions, (int, np.integer)):
+        return "type", f"attr 'num_partitions' must be an int, got {num_partitions!r}"
+    n = int(num_partitions)
+    if n < 1:
+        return "value", f"attr 'num_partitions' = {n} must be an integer at least 1"
+    if n > _MAX_PARTITIONS:
+        return "value", f"attr 'num_partitions' = {n} does not fit in int32 (at most {_MAX_PARTITIONS})"
+    nbytes = n * _BYTES_PER_OUTPUT
+    if nbytes > memory_limit():
+        return "memory", (f"attr 'num_partitions' = {n} asks for {n} outputs, about {nbytes} bytes of "
+                          f"bookkeeping: more than the {memory_limit()} bytes of memory")
+    return None
+
+
+def _check_num_partitions_attr(op, num_partitions):
+    """Raises the segflow error for an unusable num_partitions (graph building, the wrapper)."""
+    problem = _num_partitions_problem(num_partitions)
+    if problem is None:
+        return int(num_partitions)
+    kind, message = problem
+    cls = {"type": _DTypeError, "value": errors.InvalidArgumentError, "memory": errors.ResourceExhaustedError}[kind]
+    raise errors.invalid_op(op, message, cls=cls)
+
+
 def _infer_partition(op, data, partitions, num_partitions):
-    if partitions.dtype != dtypes.int32 and partitions.dtype not in _INDEX:
+    num_partitions = _check_num_partitions_attr(op, num_partitions)
+    if partitions.dtype not in _INDEX:
         raise errors.invalid_input(op, "partitions", f"must be int32, not {partitions.dtype.name}")
     if data.shape.rank is not None and partitions.shape.rank is not None \
             and not tensor_shape.is_prefix(partitions.shape, data.shape):
@@ -188,6 +261,13 @@ def _infer_partition(op, data, partitions, num_partitions):
 
 def partition(data, partitions, num_partitions):
     """[data[partitions == p] for p in range(num_partitions)], rows kept in order."""
+    problem = _num_partitions_problem(num_partitions)
+    if problem is not None:
+        if problem[0] == "memory":
+            raise MemoryError(problem[1])
+        raise BadInput("num_partitions", problem[1])
+    num_partitions = int(num_partitions)
+    ids.check_index_dtype(partitions, "partitions")
     if data.shape[:partitions.ndim] != partitions.shape:
         raise BadInput("partitions", f"shape {list(partitions.shape)} is not a prefix of data's shape "
                                      f"{list(data.shape)}")
@@ -210,4 +290,5 @@ register_op("DynamicPartition", inputs=("data", "partitions"), attrs={"T": "data
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """Splits the rows of `data` by `partitions`: output p holds the rows (in order) whose partition
     id is p. `partitions.shape` must be a prefix of `data.shape`; ids must be in [0, num_partitions)."""
-    return apply_op("DynamicPartition", data, partitions, num_partitions=int(num_partitions), name=name)
+    num_partitions = _check_num_partitions_attr(_OpStub("DynamicPartition", name), num_partitions)
+    return apply_op("DynamicPartition", data, partitions, num_partitions=num_partitions, name=name)
