@@ -10,8 +10,8 @@ import numpy as np
 
 from segflow.eager import context, tape as tape_lib
 from segflow.framework import dtypes, ops
-from segflow.ops.gradients_util import (UnconnectedGradients, aggregate, call_grad_fn, is_backpropagatable,
-                                        lookup_grad_fn)
+from segflow._core import backward as backward_lib
+from segflow.ops.gradients_util import UnconnectedGradients
 from segflow.util import nest
 
 __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
@@ -30,27 +30,17 @@ def _source(x):
 
 def imperative_grad(tape, targets, sources, output_gradients=None,
                     unconnected_gradients=UnconnectedGradients.NONE):
-    """Gradients of `targets` (weighted by `output_gradients`) w.r.t. `sources` over `tape`'s records."""
+    """Gradients of `targets` (weighted by `output_gradients`) w.r.t. `sources` over `tape`'s records:
+    the one backward walk (`_core.backward`) over the records, gradient functions running eagerly."""
     from segflow.ops import array_ops
-    # Records on a path from a source: a forward pass over the tape. Only what the tape watched can be
-    # a source (a watched tensor or variable, or an output of a recorded op); an unwatched constant that
-    # met a watched value in some op still gets None, as in TF.
+    # Only what the tape watched can be a source (a watched tensor or variable, or an output of a
+    # recorded op); an unwatched constant that met a watched value in some op still gets None, as in TF.
     watched = tape.watched
-    reach = {id(s) for s in sources if id(s) in watched}
-    useful = []
-    for r in tape.records:
-        for x in r.inputs:
-            if id(x) in reach:
-                useful.append(r)
-                for o in r.outputs:
-                    reach.add(id(o))
-                break
-    grads = {}
+    reach = [id(s) for s in sources if id(s) in watched]
+    seeds = []
     for i, t in enumerate(targets):
         g = None if output_gradients is None else output_gradients[i]
         if g is None:
-            if id(t) not in reach:
-                continue
             if type(t) is ops.EagerTensor:
                 # The seed directly (OnesLike is not differentiable, so no tape needs to see it).
                 v = t._value
@@ -59,63 +49,13 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
                 g = array_ops.ones_like(t)
         else:
             g = ops.convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
-        grads.setdefault(id(t), []).append(g)
-    get = grads.get
-    fn_of = {}  # opdef -> gradient function: looked up once per op type in this pass
-    for r in reversed(useful):
-        outputs = r.outputs
-        if len(outputs) == 1:  # the common case, without the general loop below
-            lst = get(id(outputs[0]))
-            if not lst:
-                continue
-            g = lst[0] if len(lst) == 1 else _aggregate_into(lst)
+        seeds.append(g)
+    result = backward_lib.backward(tape.records, targets, seeds, sources, reach=reach)
+    if unconnected_gradients == UnconnectedGradients.ZERO:
+        for i, (g, s) in enumerate(zip(result, sources)):
             if g is None:
-                continue
-            out_grads = [g]
-        else:
-            out_grads = []
-            for o in outputs:
-                lst = get(id(o))
-                out_grads.append((lst[0] if len(lst) == 1 else _aggregate_into(lst)) if lst else None)
-            if all(g is None for g in out_grads):
-                continue
-        grad_fn = r.grad_fn or fn_of.get(r._opdef)
-        if grad_fn is None:
-            grad_fn = lookup_grad_fn(r)  # LookupError when none is registered
-            if grad_fn is None:
-                continue  # not differentiable
-            fn_of[r._opdef] = grad_fn
-        inputs = r.inputs
-        if len(inputs) > 1:
-            # Lets gradient functions skip work for inputs off every path from a source (the
-            # constant factor of a Mul); their gradients would be dropped below anyway.
-            skip = None
-            for i, x in enumerate(inputs):
-                if id(x) not in reach:
-                    skip = (i,) if skip is None else skip + (i,)
-            r.skip_input_indices = skip
-        in_grads = call_grad_fn(grad_fn, r, out_grads)
-        for x, g in zip(inputs, in_grads):
-            if g is not None and id(x) in reach and is_backpropagatable(x):
-                lst = get(id(x))
-                if lst is None:
-                    grads[id(x)] = [g]
-                else:
-                    lst.append(g)
-    result = []
-    for s in sources:
-        g = aggregate(grads.get(id(s), ()))
-        if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
-            g = array_ops.zeros_like(s) if s.dtype != dtypes.resource else _zeros_for_handle(s)
-        result.append(g)
+                result[i] = array_ops.zeros_like(s) if s.dtype != dtypes.resource else _zeros_for_handle(s)
     return result
-
-
-def _aggregate_into(lst):
-    """Sums the gradients in `lst` and leaves just the sum there (a source can also be an output)."""
-    g = aggregate(lst)
-    lst[:] = (g,)
-    return g
 
 
 def _zeros_for_handle(handle):
@@ -233,10 +173,7 @@ class GradientTape:
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
                                "gradients (or jacobians)")
-        if isinstance(unconnected_gradients, str):
-            unconnected_gradients = unconnected_gradients.lower()
-        if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
-            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+        unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
         self._used = True
         flat_targets = [ops.convert_to_tensor(t) if not isinstance(t, (ops.Tensor, ops.IndexedSlices)) else t
                         for t in nest.flatten(target)]
@@ -248,12 +185,11 @@ class GradientTape:
         if flat_out is not None and len(flat_out) != len(flat_targets):
             raise ValueError(f"output_gradients has {len(flat_out)} entries for {len(flat_targets)} targets; "
                              "pass one gradient (a tensor, or None) per target")
-        for i, t in enumerate(flat_targets):
-            if isinstance(t, ops.IndexedSlices):  # its dense form: d sum(dy * dense(t)) / d values = dy[indices]
-                if flat_out is not None and flat_out[i] is not None:
-                    from segflow.ops import gather_ops
-                    flat_out[i] = gather_ops.gather(ops.convert_to_tensor(flat_out[i], dtype=t.dtype), t.indices)
-                flat_targets[i] = t.values
+        if any(isinstance(t, ops.IndexedSlices) for t in flat_targets):
+            from segflow.ops import gather_ops
+            if flat_out is None:
+                flat_out = [None] * len(flat_targets)
+            backward_lib.dense_targets(flat_targets, flat_out, gather_ops.gather)
         # A persistent tape keeps recording while it differentiates (TF): the gradient ops land on it, so
         # it can differentiate its own gradients. A non-persistent tape pauses.
         was = self._recording and not self._persistent
@@ -276,10 +212,7 @@ class GradientTape:
         if self._tape is None or (self._used and not self._persistent):
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
                                "gradients (or jacobians)")
-        if isinstance(unconnected_gradients, str):
-            unconnected_gradients = unconnected_gradients.lower()
-        if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
-            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+        unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
         self._used = True
         flat_sources = [_source(s) for s in nest.flatten(sources)]
         target = ops.convert_to_tensor(target)

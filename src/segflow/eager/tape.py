@@ -12,7 +12,9 @@ times a plain attribute, so hot paths test `_active.any` first (True while any t
 """
 import threading
 
-__all__ = ["Tape", "EagerOperation", "record", "push_tape", "pop_tape", "variable_accessed"]
+from segflow.framework import ops as _ops
+
+__all__ = ["Tape", "record", "push_tape", "pop_tape", "variable_accessed"]
 
 
 class _TapeState(threading.local):
@@ -69,75 +71,6 @@ class _ThreadTapes:
 _tapes = _ThreadTapes()
 
 
-class EagerOperation:
-    """What a gradient function sees for an eagerly executed op: the same contract as a graph
-    Operation (`type`, `name`, `inputs`, `outputs`, `get_attr`)."""
-
-    __slots__ = ("_opdef", "inputs", "outputs", "_attrs", "grad_fn", "_input_counts", "skip_input_indices")
-
-    # No graph: lets `ops.get_gradient_function`'s `getattr(op, "_graph", None)` hit a class attribute
-    # instead of raising and catching AttributeError for every op the tape differentiates.
-    _graph = None
-
-    def __init__(self, opdef, inputs, outputs, attrs, grad_fn=None, input_counts=None):
-        self._opdef = opdef
-        self.inputs = inputs
-        self.outputs = outputs
-        self._attrs = attrs
-        self.grad_fn = grad_fn
-        self._input_counts = input_counts
-        # Inputs that need no gradient in the current backward pass (set by imperative_grad).
-        self.skip_input_indices = None
-
-    @property
-    def type(self):
-        return self._opdef.name if self._opdef is not None else "CustomGradient"
-
-    @property
-    def name(self):
-        return self.type
-
-    @property
-    def graph(self):
-        return None
-
-    @property
-    def device(self):
-        return "/job:localhost/replica:0/task:0/device:CPU:0"
-
-    @property
-    def control_inputs(self):
-        return []
-
-    @property
-    def _gradient_type(self):
-        return None
-
-    def values(self):
-        return tuple(self.outputs)
-
-    def get_attr(self, name):
-        if name in self._attrs:
-            return self._attrs[name]
-        opdef = self._opdef
-        if opdef is not None and name in opdef.attr_positions:
-            p = opdef.attr_positions[name][0]
-            flat_index = p
-            if opdef.has_list_input:
-                flat_index, counts = 0, iter(self._input_counts or ())
-                for q, is_list in enumerate(opdef.list_inputs):
-                    if q == p:
-                        break
-                    flat_index += next(counts) if is_list else 1
-            return self.inputs[flat_index].dtype
-        if name == "N" and self._input_counts:
-            return self._input_counts[0]
-        raise ValueError(f"Operation '{self.type}' has no attr named '{name}'")
-
-    def __repr__(self):
-        return f"<EagerOperation type={self.type}>"
-
-
 class Tape:
     """The recording state of one GradientTape."""
 
@@ -146,7 +79,7 @@ class Tape:
         self.watch_accessed_variables = watch_accessed_variables
         self.watched = set()        # ids of tensors whose gradient can flow
         self.keep = []              # strong refs: ids stay unique while the tape lives
-        self.records = []           # EagerOperations in execution order
+        self.records = []           # Operation records (graph None) in execution order
         self.watched_variables = []
 
     def watch(self, tensor):
@@ -156,6 +89,9 @@ class Tape:
 
     def is_watched(self, tensor):
         return id(tensor) in self.watched
+
+
+_record = _ops.Operation._record
 
 
 def push_tape(tape, tapes=None):
@@ -210,7 +146,7 @@ def record_on(tapes, opdef, inputs, outputs, attrs, grad_fn=None):
         else:
             continue
         if entry is None:
-            entry = EagerOperation(opdef, list(flat), list(outputs), attrs, grad_fn, counts)
+            entry = _record(opdef, list(flat), list(outputs), attrs, counts, grad_fn)
         tape.records.append(entry)
         keep = tape.keep
         for o in outputs:  # tape.watch(o), inlined: this runs for every recorded op

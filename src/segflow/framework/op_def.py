@@ -514,8 +514,7 @@ def _build_node(opdef, inputs, attrs, name):
             all_attrs.setdefault("N", len(x))
         else:
             all_attrs[attr] = x.dtype
-    op = graph._create_op(opdef.name, node_name, flat, all_attrs, output_specs, opdef, input_counts)
-    op._kernel_attrs = full_attrs
+    op = graph._create_op(opdef.name, node_name, flat, all_attrs, output_specs, opdef, input_counts, full_attrs)
     if opdef._single:
         return op.outputs[0]
     return list(op.outputs)

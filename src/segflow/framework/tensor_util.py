@@ -22,7 +22,7 @@ def constant_value(tensor, partial=False):
     if not isinstance(tensor, ops.Tensor):
         return None
     op = tensor.op
-    cache = op.__dict__.get("_const_cache")
+    cache = op._const_cache
     if cache is None:
         cache = _fold(op)
         op._const_cache = cache

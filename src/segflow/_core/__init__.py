@@ -1,0 +1,1 @@
+"""The machinery that knows no op (see ../../../shared/ARCHITECTURE.md): so far the backward walk."""

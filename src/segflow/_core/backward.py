@@ -1,0 +1,175 @@
+"""The one backward walk: symbolic `gradients()` and `GradientTape.gradient()` both call `backward`.
+
+The callers differ only in where they find the ops and in what the gradient functions do:
+
+- `gradients()` walks graph Operations (the producers of the targets, found through `t.op`, in
+  creation order); gradient functions build graph ops, each op's under `name_scope(op.name + "_grad")`.
+- a tape walks its own records (eager `Operation`s, already in execution order); gradient
+  functions run eagerly, so an outer tape records them (higher order).
+
+Everything else is shared: which ops lie between the sources and the targets, the order (reverse
+creation order: every consumer of a tensor is done before its producer), aggregating the gradients
+that reach a tensor (`aggregate`: add_n, IndexedSlices concatenated, mixed densified), calling
+gradient functions (`call_grad_fn`: zeros for missing output gradients, one result per input),
+`skip_input_indices`, `stop_gradients`, integer and resource tensors, and `unconnected_gradients`.
+"""
+from segflow.framework import errors, ops
+from segflow.ops.gradients_util import (UnconnectedGradients, aggregate, call_grad_fn, is_backpropagatable,
+                                        lookup_grad_fn)
+
+__all__ = ["backward", "graph_ops_between", "dense_targets", "check_unconnected"]
+
+
+def check_unconnected(unconnected_gradients):
+    """The validated `unconnected_gradients` value ("none" or "zero")."""
+    if isinstance(unconnected_gradients, str):
+        unconnected_gradients = unconnected_gradients.lower()
+    if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+    return unconnected_gradients
+
+
+def dense_targets(targets, target_grads, gather):
+    """An IndexedSlices target stands for its dense form: d sum(dy * dense(y)) / d values is
+    dy[indices]. Replaces such targets by their values (and a given dy by `gather(dy, indices)`)."""
+    for i, y in enumerate(targets):
+        if isinstance(y, ops.IndexedSlices):
+            dy = target_grads[i]
+            if isinstance(dy, ops.IndexedSlices):
+                raise TypeError(f"the upstream gradient for the IndexedSlices target {i} must be dense")
+            if dy is not None:
+                target_grads[i] = gather(ops.convert_to_tensor(dy, dtype=y.dtype), y.indices)
+            targets[i] = y.values
+
+
+def graph_ops_between(targets, stop_ids):
+    """The graph ops the targets depend on through differentiable tensors (not through a stopped
+    tensor), in creation order."""
+    seen = {}
+    stack = [t.op for t in targets]
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen[id(op)] = op
+        for x in op.inputs:
+            if id(x) not in stop_ids and is_backpropagatable(x):
+                p = x.op
+                if id(p) not in seen:
+                    stack.append(p)
+    return sorted(seen.values(), key=_creation_order)
+
+
+def _creation_order(op):
+    return op._id
+
+
+def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=frozenset(),
+             aggregation_method=None, build_scope=None):
+    """Gradients of the targets (seeded with `target_grads`) with respect to each source.
+
+    Args:
+      ops_in_order: every op that may lie between the sources and the targets, inputs before the
+        ops that use them (graph: `graph_ops_between`; tape: its records).
+      targets, target_grads: dense tensors and their upstream gradients (None: no seed).
+      sources: tensors to differentiate with respect to.
+      reach: ids of the tensors gradients may flow into at the start (default: the sources; a
+        tape passes only the sources it watched).
+      stop_ids: ids of tensors treated as constants (a source among them still gets its gradient).
+      build_scope: graph mode: `build_scope(op)` gives the context each gradient function runs in
+        (its name scope); None: gradient functions run as they are (eagerly).
+    Returns:
+      One aggregated gradient (Tensor, IndexedSlices or None) per source.
+    """
+    source_ids = {id(s) for s in sources}
+    reach = set(source_ids) if reach is None else set(reach)
+    useful = []
+    add = reach.add
+    for op in ops_in_order:        # forward: the ops a source's value flows into
+        for x in op.inputs:
+            if id(x) in reach:
+                useful.append(op)
+                for o in op.outputs:
+                    if not stop_ids or id(o) not in stop_ids or id(o) in source_ids:
+                        add(id(o))
+                break
+    grads = {}
+    for t, g in zip(targets, target_grads):
+        if g is not None and id(t) in reach:
+            grads.setdefault(id(t), []).append(g)
+    get = grads.get
+    fn_of = {}    # opdef -> gradient function, looked up once per type in this walk (eager records)
+    for op in reversed(useful):
+        outputs = op.outputs
+        if len(outputs) == 1:      # the common case, without the general loop below
+            oid = id(outputs[0])
+            lst = get(oid)
+            if not lst or (stop_ids and oid in stop_ids):
+                continue
+            out_grads = [lst[0] if len(lst) == 1 else _aggregate_into(lst, aggregation_method)]
+        else:
+            out_grads = []
+            connected = False
+            for o in outputs:
+                lst = get(id(o))
+                if not lst or id(o) in stop_ids:
+                    out_grads.append(None)
+                    continue
+                out_grads.append(lst[0] if len(lst) == 1 else _aggregate_into(lst, aggregation_method))
+                connected = True
+            if not connected:
+                continue
+        grad_fn = op.grad_fn
+        if grad_fn is None:
+            key = op._opdef if op._graph is None else None
+            grad_fn = fn_of.get(key) if key is not None else None
+            if grad_fn is None:
+                grad_fn = lookup_grad_fn(op)       # LookupError when none is registered
+                if grad_fn is None:
+                    continue                        # NotDifferentiable
+                if key is not None:
+                    fn_of[key] = grad_fn
+        inputs = op.inputs
+        skip = None
+        if len(inputs) > 1:
+            # Lets gradient functions skip work for inputs off every path from a source (the
+            # constant factor of a Mul); their gradients would be dropped below anyway.
+            for i, x in enumerate(inputs):
+                if id(x) not in reach:
+                    skip = (i,) if skip is None else skip + (i,)
+        if skip is None:
+            in_grads = call_grad_fn(grad_fn, op, out_grads) if build_scope is None else \
+                _call(grad_fn, op, out_grads, build_scope)
+        else:
+            op.skip_input_indices = skip
+            try:
+                in_grads = _call(grad_fn, op, out_grads, build_scope)
+            finally:
+                op.skip_input_indices = None
+        for x, g in zip(inputs, in_grads):
+            if g is None or id(x) not in reach or not is_backpropagatable(x):
+                continue
+            if build_scope is not None and isinstance(g, ops.Tensor) and g.dtype != x.dtype and x.dtype.is_floating:
+                raise errors.InvalidArgumentError(
+                    None, None, f"gradient of {op.type} '{op.name}' for input {x.name} has dtype "
+                    f"{g.dtype.name}, expected {x.dtype.name}")
+            lst = get(id(x))
+            if lst is None:
+                grads[id(x)] = [g]
+            else:
+                lst.append(g)
+    return [aggregate(grads.get(id(s), ()), aggregation_method) for s in sources]
+
+
+def _call(grad_fn, op, out_grads, build_scope):
+    if build_scope is None:
+        return call_grad_fn(grad_fn, op, out_grads)
+    with build_scope(op):
+        return call_grad_fn(grad_fn, op, out_grads)
+
+
+def _aggregate_into(lst, aggregation_method):
+    """Sums the gradients in `lst` and leaves just the sum there (a source can also be an output)."""
+    g = aggregate(lst, aggregation_method)
+    lst[:] = (g,)
+    return g
