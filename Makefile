@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench clean
+.PHONY: test demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,9 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install -q scipy || true
 	$(PY) benchmarks/run_all.py
+
+fuzz: $(STAMP)
+	$(PY) tests/fuzz/run_fuzz.py --cases 100000 --workers 2
 
 clean:
 	rm -rf $(VENV)

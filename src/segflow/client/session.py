@@ -6,7 +6,8 @@ generators keep their state in the Session (`ExecState.resources`).
 """
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops
+from segflow._core import dtypes, errors
+from segflow.framework import ops
 from segflow.framework.op_def import ExecState, regroup_inputs, resource_exhausted
 from segflow.kernels import BadInput
 from segflow.util import nest
@@ -208,10 +209,21 @@ class Session(BaseSession):
                                 f"{t.name} of dtype {t.dtype.name}")
             if kind_to in "iu" and kind_from in "iufc" and arr.size:
                 info = np.iinfo(np_dtype)
-                if arr.real.min() < info.min or arr.real.max() > info.max:   # would wrap around silently
+                real = arr.real
+                if kind_from in "fc":
+                    # Compared as floats against exact bounds: info.min and info.max + 1 are powers
+                    # of two (exact in float64), while float(info.max) of int64 rounds up to 2**63,
+                    # so `max > info.max` would let 2.0**63 through to wrap to INT64_MIN.
+                    real = real.astype(np.float64)
+                    lo, hi = float(real.min()), float(real.max())
+                    out = lo < float(info.min) or hi >= float(info.max + 1)
+                else:
+                    lo, hi = int(real.min()), int(real.max())
+                    out = lo < info.min or hi > info.max
+                if out:   # would wrap around silently
                     raise errors.InvalidArgumentError(
                         None, None, f"{t.op.type} '{t.op.name}': fed value is out of range for tensor {t.name} "
-                        f"of dtype {t.dtype.name} (min {arr.real.min()}, max {arr.real.max()})")
+                        f"of dtype {t.dtype.name} (min {lo!r}, max {hi!r})")
             lossy = (kind_from in "fc" and kind_to in "iub") or (kind_from == "c" and kind_to == "f") \
                 or (kind_to == "b" and kind_from != "b")
             if lossy and not (kind_from in "fc" and np.all(np.mod(arr.real, 1) == 0) and kind_to in "iu"):

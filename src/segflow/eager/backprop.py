@@ -9,7 +9,8 @@ import functools
 import numpy as np
 
 from segflow.eager import context, tape as tape_lib
-from segflow.framework import dtypes, ops
+from segflow._core import dtypes
+from segflow.framework import ops
 from segflow._core import backward as backward_lib
 from segflow.ops.gradients_util import UnconnectedGradients
 from segflow.util import nest

@@ -2,7 +2,8 @@
 import numpy as np
 
 from segflow.eager import context
-from segflow.framework import dtypes, ops, tensor_shape
+from segflow._core import dtypes, shapes as tensor_shape
+from segflow.framework import ops
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 
 __all__ = ["constant", "to_numpy"]

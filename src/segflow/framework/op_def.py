@@ -24,7 +24,8 @@ from collections import namedtuple
 import numpy as np
 
 from segflow.eager import context, tape as tape_lib
-from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
 from segflow.kernels import BadInput
 
 __all__ = ["register_op", "lookup_op", "apply_op", "TensorSpec", "OpDef", "ExecState", "list_ops",

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from segflow.eager import context
-from segflow.framework import dtypes, tensor_shape
+from segflow._core import dtypes, shapes as tensor_shape
 
 _ctx_state = context._state     # the calling thread's mode and graph stack (a threading.local)
 _ctx_shared = context._shared   # process-wide: the global default graph, `all_eager`

@@ -1,7 +1,8 @@
 """Static values of graph tensors: `constant_value` folds small constant subgraphs."""
 import numpy as np
 
-from segflow.framework import ops, tensor_shape
+from segflow._core import shapes as tensor_shape
+from segflow.framework import ops
 
 __all__ = ["constant_value", "constant_value_as_shape", "make_ndarray", "make_tensor_proto", "is_tensor"]
 

@@ -654,6 +654,16 @@ def _as_count(value, name):
     return value
 
 
+def _empty_result(shape, dtype, name):
+    """The result when `shape` holds no element (checked ids, any number of segments): allocated
+    directly, with no per-segment scratch (counts, accumulators) of num_segments entries."""
+    try:
+        return np.zeros(shape, dtype)
+    except ValueError:      # the non-zero dims times the item size exceed what NumPy can describe
+        raise BadInput(name, f"the output shape {list(shape)} is empty, but its non-zero dimensions multiply to "
+                             "more than 2**63 - 1 bytes, which an array cannot describe") from None
+
+
 def _is_float_like(dtype):
     return dtype.kind in "fc" or dtype == _BFLOAT16
 
@@ -776,6 +786,8 @@ def unsorted_segment_reduce(kind, data, segment_ids, num_segments, num_threads=N
     nbad, ndesc, _ = _stats(flat, _NO_LOWER, num_segments, nt)
     if nbad:
         _raise_out_of_range("segment_ids", ids, _NO_LOWER, num_segments)
+    if math.prod(shape) == 0:
+        return _empty_result(shape, data.dtype, "num_segments")
     init, fill = plan.start_and_fill(sorted_rule=False)
     rows = plan.rows(data, flat.size, math.prod(shape[1:]))
     out = _reduce(plan, rows, flat, num_segments, init, fill, nt, sorted_ids=ndesc == 0)
@@ -821,6 +833,8 @@ def sorted_segment_reduce(kind, data, segment_ids, num_threads=None, accumulate=
     num_segments = max(int(ids[-1]) + 1, 0) if ids.size else 0
     nt = _threads(num_threads)
     _check_sorted(ids, num_segments, nt, derived=True)
+    if num_segments == 0 or math.prod(data.shape[1:]) == 0:
+        return _empty_result((num_segments,) + data.shape[1:], data.dtype, "segment_ids")
     init, fill = plan.start_and_fill(sorted_rule=True)
     rows = plan.rows(data, ids.size, math.prod(data.shape[1:]))
     out = _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids=True)
@@ -853,6 +867,9 @@ def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, n
     else:
         rows_out = _as_count(num_segments, "num_segments")
         _check_sorted(ids, rows_out, nt, derived=False)
+    if rows_out == 0 or math.prod(data.shape[1:]) == 0:
+        return _empty_result((rows_out,) + data.shape[1:], data.dtype,
+                             "segment_ids" if num_segments is None else "num_segments")
     rows = plan.rows(data, n_rows, math.prod(data.shape[1:]))
     if not indices.size:  # `order` must be non-empty to be used as one
         rows, indices = rows[:0], None

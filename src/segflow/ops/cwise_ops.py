@@ -6,7 +6,8 @@ Python number takes the dtype of the tensor beside it (`t + 1`).
 """
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 

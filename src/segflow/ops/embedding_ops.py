@@ -4,7 +4,9 @@ and lookups of sparse id lists combined per row.
 The gradient of a lookup for its table is an IndexedSlices (through gather, or sparse_read for a
 Variable), never a dense tensor of the table's size.
 """
-from segflow.framework import dtypes, ops, tensor_shape
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
+from segflow.framework.op_def import _DTypeError, _OpStub
 from segflow.ops import cwise_ops as cw
 from segflow.ops import gather_ops, reduction_ops, segment_ops, shape_ops, stitch_ops
 from segflow.ops.sparse_tensor import SparseTensor
@@ -83,6 +85,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         n = len(params)
         if not isinstance(ids, ops.Tensor):
             ids = ops.convert_to_tensor(ids)
+        if ids.dtype not in (dtypes.int32, dtypes.int64):
+            # what gather says for one table; a partitioned table must refuse them before doing
+            # arithmetic on them (uint8 / bool ids cannot even hold the -1 of an out-of-range id)
+            raise errors.invalid_input(_OpStub("GatherV2", name), "indices", f"dtype {ids.dtype.name} is not "
+                                       "supported (attr Tindices: one of int32, int64)", cls=_DTypeError)
         if n == 1:
             result = _clip(gather_ops.gather(params[0], ids), ids, max_norm)
             return shape_ops.identity(result)
@@ -103,6 +110,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             p_assignments = cw.maximum(cw.floordiv(flat_ids, per + 1), cw.floordiv(flat_ids - extras, per))
             new_ids = cw.where_v2(cw.less(p_assignments, extras), cw.floormod(flat_ids, per + 1),
                                   cw.floormod(flat_ids - extras, per))
+        # An id outside [0, total) gets a partition outside [0, n), which dynamic_partition refuses.
+        # Clipped to [-1, n] first: cast to int32 as it is, the partition of a huge id wraps into
+        # [0, n) ('div': -2**63 + 1 -> 0, 2**32 + 1 -> 0) and the lookup answers a wrong row.
+        p_assignments = cw.minimum(cw.maximum(p_assignments, ops.convert_to_tensor(-1, dtype=p_assignments.dtype)),
+                                   ops.convert_to_tensor(n, dtype=p_assignments.dtype))
         p_assignments = cw.cast(p_assignments, dtypes.int32)
         gather_ids = stitch_ops.dynamic_partition(new_ids, p_assignments, n)
         pindices = stitch_ops.dynamic_partition(original_indices, p_assignments, n)

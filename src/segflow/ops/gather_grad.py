@@ -1,6 +1,7 @@
 """Gradients of gather and gather_nd. Axis-0 gather gives an IndexedSlices: the rows of the upstream
 gradient with the gathered indices, never a dense tensor of params' size."""
-from segflow.framework import dtypes, ops, tensor_util
+from segflow._core import dtypes
+from segflow.framework import ops, tensor_util
 from segflow.ops import cwise_ops as cw
 from segflow.ops import shape_ops as so
 

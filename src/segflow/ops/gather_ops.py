@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, ids
 from segflow.kernels import gather as gather_kernels
@@ -22,14 +23,19 @@ def _infer_gather(op, params, indices, axis, batch_dims=0):
     a = tensor_util.constant_value(axis)
     if a is not None and np.ndim(a) != 0:
         raise errors.invalid_input(op, "axis", f"must be a scalar, got shape {list(np.shape(a))}")
-    if a is None or params.shape.rank is None or indices.shape.rank is None:
+    irank = indices.shape.rank
+    if irank is not None:
+        bd = batch_dims if batch_dims >= 0 else batch_dims + irank
+        if not 0 <= bd <= irank:       # the kernel's rule (TF: batch_dims in [-rank(indices), rank(indices)])
+            raise errors.invalid_input(op, "indices", f"batch_dims ({batch_dims}) must be in [{-irank}, {irank}] "
+                                                      f"for indices of rank {irank}")
+    if a is None or params.shape.rank is None or irank is None:
         return [TensorSpec(params.dtype, tensor_shape.unknown_shape())]
     rank = params.shape.rank
     a = int(a)
     if not -rank <= a < rank:
         raise errors.invalid_input(op, "axis", f"axis {a} is out of range for params of rank {rank}")
     a %= rank
-    bd = batch_dims if batch_dims >= 0 else batch_dims + indices.shape.rank
     if bd > a:
         raise errors.invalid_input(op, "axis", f"batch_dims ({batch_dims}) must be <= axis ({a})")
     p = params.shape.as_list()

@@ -7,7 +7,8 @@ same functions GradientTape calls eagerly.
 """
 from segflow._core import backward as backward_lib
 from segflow.eager import context
-from segflow.framework import dtypes, ops
+from segflow._core import dtypes
+from segflow.framework import ops
 from segflow.ops.gradients_util import AggregationMethod, UnconnectedGradients, _check_aggregation_method
 
 __all__ = ["gradients", "hessians", "AggregationMethod", "UnconnectedGradients"]

@@ -5,7 +5,8 @@ Aggregation: dense gradients add with `add_n`; when every gradient is an Indexed
 and indices are concatenated (still sparse); when they are mixed the sparse ones are densified with
 `unsorted_segment_sum` and everything is added.
 """
-from segflow.framework import dtypes, ops
+from segflow._core import dtypes
+from segflow.framework import ops
 
 
 class AggregationMethod:

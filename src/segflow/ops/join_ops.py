@@ -2,8 +2,9 @@
 split, tile, pad. Gradients in join_grad.py."""
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, check_alloc, register_op
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops, tensor_util
+from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 from segflow.ops import shape_ops as so
 
@@ -579,7 +580,9 @@ def _tile_kernel(input, multiples):
     if np.any(m < 0):
         raise BadInput("multiples", f"must be non-negative, got {m.tolist()}")
     reps = tuple(int(k) for k in m)
-    check_alloc([d * k for d, k in zip(input.shape, reps)], input.dtype, "multiples")
+    shape = [d * k for d, k in zip(input.shape, reps)]
+    if so.check_output_shape(shape, input.dtype, "multiples") == 0:
+        return np.zeros(shape, input.dtype)    # an empty result: np.tile would build (and allocate) the rest
     return np.tile(input, reps) if input.ndim else np.array(input, copy=True)
 
 

@@ -1,7 +1,8 @@
 """Matrix products: MatMul (2-D) and BatchMatMulV2 (batched, broadcasting). Gradients in linalg_grad.py."""
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 

@@ -7,7 +7,8 @@ build when known, else when run).
 """
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 

@@ -23,7 +23,8 @@ import threading
 import numpy as np
 
 from segflow.eager import context, tape as tape_lib
-from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, gather, ids, scatter
 
@@ -949,7 +950,10 @@ class _UnreadVariable(ResourceVariable):
 
     def _as_graph_element(self):
         if self._graph_element is None:
-            self._graph_element = self.value()
+            # Built in the variable's graph whatever is current now: `Session(graph=g).run(result)`
+            # outside `with g.as_default():` would otherwise build the read eagerly (and fail).
+            with self._graph.as_default():
+                self._graph_element = self.value()
         return self._graph_element
 
     def __repr__(self):

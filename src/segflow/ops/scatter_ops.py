@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from segflow.framework import dtypes, errors, tensor_shape, tensor_util
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, accumulator_dtype, ids, scatter
 

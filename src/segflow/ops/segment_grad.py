@@ -7,7 +7,8 @@ same functions (their ids are all non-negative, so the masks are skipped).
 """
 import numpy as np
 
-from segflow.framework import dtypes, ops, tensor_util
+from segflow._core import dtypes
+from segflow.framework import ops, tensor_util
 from segflow.ops import cwise_ops as cw
 from segflow.ops import segment_ops as sg
 from segflow.ops import shape_ops as so

@@ -16,9 +16,10 @@ value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules
 """
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, check_alloc, register_op
-from segflow.kernels import segment
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops, tensor_util
+from segflow.framework.op_def import TensorSpec, _DTypeError, _OpStub, apply_op, check_alloc, register_op
+from segflow.kernels import BadInput, segment
 
 __all__ = [
     "unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max", "unsorted_segment_min",
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 _INDEX = (dtypes.int32, dtypes.int64)
+_INT64_MAX = 2**63 - 1
 _SUM_TYPES = dtypes.NUMERIC                       # sum, prod: floats, ints, uints, complex
 _EXTREME_TYPES = dtypes.REAL_NUMERIC              # max, min
 _MEAN_TYPES = dtypes.FLOATING + dtypes.COMPLEX    # mean, sqrt_n
@@ -143,9 +145,11 @@ def _infer_sparse_segment_grad(op, grad, indices, segment_ids, output_dim0):
     return [TensorSpec(grad.dtype, [rows] + _tail(grad, 1))]
 
 
-def _infer_bincount(op, arr, size, weights):
+def _infer_bincount(op, arr, size, weights, weighted=False):
     if arr.dtype not in _INDEX:
         raise errors.invalid_input(op, "arr", f"must be int32 or int64, not {arr.dtype.name}")
+    if weighted and not arr.shape.is_compatible_with(weights.shape):
+        raise errors.invalid_input(op, "weights", f"shape {weights.shape} must equal arr shape {arr.shape}")
     rows = _static_count(op, size, "size")
     return [TensorSpec(weights.dtype, [rows])]
 
@@ -222,13 +226,17 @@ for _name, _kind, _types in (("SparseSegmentSum", "sum", _SPARSE_SUM_TYPES),
                 infer=_infer_sparse_segment_grad, kernel=_sparse_grad_kernel(_kind))
 
 
-def _bincount_kernel(arr, size, weights):
-    # Empty weights mean "count" (TF's convention; with an empty arr of any shape both give zeros);
-    # size caps and pads. The bins are checked to fit in memory before anything is allocated.
+def _bincount_kernel(arr, size, weights, weighted=False):
+    # Without `weighted`, empty weights mean "count" (TF's convention; with an empty arr of any
+    # shape both give zeros). With it (sf.math.bincount given weights) the weights are weights and
+    # must have arr's shape, even when empty. size caps and pads. The bins are checked to fit in
+    # memory before anything is allocated.
     size_arr = np.asarray(size)
     if size_arr.ndim == 0 and size_arr.dtype.kind in "iu" and int(size_arr) > 0:
         check_alloc([int(size_arr)], np.int64, "size")
-    if weights.size == 0:
+    if weighted and weights.shape != arr.shape:
+        raise BadInput("weights", f"shape {list(weights.shape)} must equal arr shape {list(arr.shape)}")
+    if weights.size == 0 and not weighted:
         return segment.bincount(arr, None, minlength=size, maxlength=size, dtype=weights.dtype)
     return segment.bincount(arr, weights, minlength=size, maxlength=size, dtype=weights.dtype)
 
@@ -236,7 +244,7 @@ def _bincount_kernel(arr, size, weights):
 register_op("Bincount", inputs=("arr", "size", "weights"),
             attrs={"Tarr": "arr", "Tsize": "size", "T": "weights"},
             allowed={"Tarr": _INDEX, "Tsize": _INDEX, "T": _BINCOUNT_WEIGHTS},
-            infer=_infer_bincount, kernel=_bincount_kernel)
+            infer=_infer_bincount, kernel=_bincount_kernel, defaults={"weighted": False})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -540,15 +548,24 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
         shape, a negative minlength/maxlength or an unsupported dtype.
     """
     with ops.name_scope(name, "bincount", [arr, weights, minlength, maxlength]):
-        if not isinstance(arr, ops.Tensor) and not hasattr(arr, "_dense_var_to_tensor"):
-            arr = np.asarray(arr)
-            if arr.dtype.kind not in "iu" and arr.size == 0:
-                arr = arr.astype(np.int32)
+        if isinstance(arr, (list, tuple)) and np.size(arr) == 0:
+            arr = np.zeros(np.shape(arr), np.int32)     # [] is an empty int32 arr (TF converts it so)
         arr = ops.convert_to_tensor(arr)
+        # arr's dtype is checked before its values are read: a float (NaN, inf, 1e30) value must
+        # never reach int() or a size computation
+        if arr.dtype not in _INDEX:
+            raise errors.invalid_input(_OpStub("Bincount", name), "arr", f"dtype {arr.dtype.name} is not supported "
+                                       "(attr Tarr: one of int32, int64)", cls=_DTypeError)
+        weighted = weights is not None
+        if weighted:
+            weights = ops.convert_to_tensor(weights)
+            if not arr.shape.is_compatible_with(weights.shape):
+                raise errors.invalid_input(_OpStub("Bincount", name), "weights", f"shape {weights.shape} must equal "
+                                           f"arr shape {arr.shape}")
         size = _bincount_size(arr, minlength, maxlength)
         if weights is None:
             weights = ops.convert_to_tensor(np.zeros((0,), dtypes.as_dtype(dtype).as_numpy_dtype))
-        return apply_op("Bincount", arr, size, weights)
+        return apply_op("Bincount", arr, size, weights, weighted=weighted)
 
 
 def _bincount_size(arr, minlength, maxlength):
@@ -562,11 +579,16 @@ def _bincount_size(arr, minlength, maxlength):
             size = max(size, _int_value(lo, "minlength"))
         if hi is not None:
             size = min(size, _int_value(hi, "maxlength"))  # a negative maxlength reaches the op, which refuses it
+        if size > _INT64_MAX:       # max(arr) = 2**63 - 1 and no maxlength: 2**63 bins
+            raise errors.invalid_input(_OpStub("Bincount", None), "arr", f"max(arr) + 1 = {size} bins do not fit "
+                                       "in int64")
         return np.asarray(size, np.int64 if abs(size) >= 2**31 else np.int32)
     from segflow.ops import cwise_ops as cw, reduction_ops as ro, shape_ops as so
-    # In int64: max(arr) + 1 of an int64 arr (or of an int32 arr holding 2**31 - 1) never wraps
+    # In int64: max(arr) + 1 of an int64 arr (or of an int32 arr holding 2**31 - 1) never wraps;
+    # max(arr) = 2**63 - 1 gives 2**63 - 1 bins, which only a maxlength makes small enough
     flat = cw.cast(so.reshape(arr, [-1]), dtypes.int64)
-    size = cw.add(ro.reduce_max(so.concat([flat, cw.cast([-1], dtypes.int64)], 0)), cw.cast(1, dtypes.int64))
+    top = ro.reduce_max(so.concat([flat, cw.cast([-1], dtypes.int64)], 0))
+    size = cw.add(cw.minimum(top, cw.cast(_INT64_MAX - 1, dtypes.int64)), cw.cast(1, dtypes.int64))
     if minlength is not None:
         size = cw.maximum(size, _as_int64(minlength, "minlength"))
     if maxlength is not None:

@@ -1,7 +1,8 @@
 """Index sequences: range and invert_permutation."""
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops, tensor_util
+from segflow._core import dtypes, errors
+from segflow.framework import ops, tensor_util
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 

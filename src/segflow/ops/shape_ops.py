@@ -3,7 +3,8 @@ shape, size, rank, reshape, broadcast_to, concat, stack, one_hot. Gradients are 
 import numpy as np
 
 from segflow.eager import context
-from segflow.framework import dtypes, errors, ops, tensor_shape, tensor_util
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops, tensor_util
 from segflow.framework.op_def import (TensorSpec, _DTypeError, _OpStub as _Stub, apply_op, check_alloc, register_op,
                                       resource_exhausted)
 from segflow.kernels import BadInput, ids
@@ -311,33 +312,56 @@ def rank(input, name=None):
 
 
 # -- reshape, broadcast_to
+def _reshape_target(n, target, input_shape):
+    """The output shape of reshaping a tensor of `n` elements (None: not known yet) and shape
+    `input_shape` to `target` (a list of ints); an unknown -1 stays None. Raises BadInput("shape"):
+    TF allows one -1 (the dimension to infer) and no other negative size."""
+    if target.count(-1) > 1:
+        raise BadInput("shape", f"can only have one -1 dimension, got {target}")
+    for i, d in enumerate(target):
+        if d < -1:
+            raise BadInput("shape", f"size {i} of {target} is {d}: sizes must be non-negative, or -1 for the one "
+                                    "dimension to infer")
+    known = 1
+    for d in target:
+        if d != -1:
+            known *= d
+    if -1 in target:
+        if n is None:
+            return [None if d == -1 else d for d in target]
+        if known == 0 or n % known:
+            raise BadInput("shape", f"cannot reshape a tensor of {n} elements ({input_shape}) to {target}: the "
+                                    f"known sizes multiply to {known}, so the -1 cannot be inferred")
+        return [n // known if d == -1 else d for d in target]
+    if n is not None and known != n:
+        raise BadInput("shape", f"cannot reshape a tensor of {n} elements ({input_shape}) to shape {target} "
+                                f"({known} elements)")
+    return target
+
+
 def _infer_reshape(op, tensor, shape):
     if shape.dtype not in _INDEX:
         raise errors.invalid_input(op, "shape", f"must be int32 or int64, not {shape.dtype.name}")
+    if shape.shape.rank not in (None, 1):
+        raise errors.invalid_input(op, "shape", f"must be a vector, got shape {shape.shape}")
     target = tensor_util.constant_value(shape)
     if target is None:
         return [TensorSpec(tensor.dtype, tensor_util.constant_value_as_shape(shape))]
     target = [int(d) for d in np.asarray(target).reshape(-1)]
-    n = tensor.shape.num_elements()
-    if target.count(-1) > 1:
-        raise errors.invalid_input(op, "shape", f"can only have one -1 dimension, got {target}")
-    if -1 in target:
-        known = int(np.prod([d for d in target if d != -1]))
-        if n is not None:
-            if known == 0 or n % known:
-                raise errors.invalid_input(op, "shape", f"cannot reshape a tensor of {n} elements ({tensor.shape}) "
-                                           f"to {target}")
-            target = [n // known if d == -1 else d for d in target]
-        else:
-            target = [None if d == -1 else d for d in target]
-    elif n is not None and int(np.prod(target)) != n:
-        raise errors.invalid_input(op, "shape", f"cannot reshape a tensor of {n} elements ({tensor.shape}) "
-                                   f"to shape {target} ({int(np.prod(target))} elements)")
-    return [TensorSpec(tensor.dtype, target)]
+    try:
+        out = _reshape_target(tensor.shape.num_elements(), target, tensor.shape)
+    except BadInput as e:
+        raise errors.invalid_input(op, e.input_name, e.message) from None
+    return [TensorSpec(tensor.dtype, out)]
 
 
 def _reshape_kernel(x, shape):
-    return np.reshape(x, tuple(int(d) for d in shape))
+    shape = np.asarray(shape)
+    if shape.ndim != 1:
+        raise BadInput("shape", f"must be a vector, got shape {list(shape.shape)}")
+    out = _reshape_target(x.size, [int(d) for d in shape], list(x.shape))
+    check_output_shape(out, x.dtype, "shape")
+    return np.reshape(x, tuple(out))
 
 
 register_op("Reshape", inputs=("tensor", "shape"), attrs={"T": "tensor", "Tshape": "shape"},
@@ -483,7 +507,7 @@ def add_n(inputs, name=None):
 def _infer_one_hot(op, indices, depth, on_value, off_value, axis=-1):
     if indices.dtype not in (dtypes.uint8,) + _INDEX:
         raise errors.invalid_input(op, "indices", f"must be uint8, int32 or int64, not {indices.dtype.name}")
-    if depth.dtype != dtypes.int32 or depth.shape.rank not in (None, 0):
+    if depth.dtype not in _ONE_HOT_DEPTH or depth.shape.rank not in (None, 0):
         raise errors.invalid_input(op, "depth", f"must be a scalar int32, got {depth.dtype.name} of shape "
                                    f"{depth.shape}")
     for name, v in (("on_value", on_value), ("off_value", off_value)):
@@ -492,6 +516,8 @@ def _infer_one_hot(op, indices, depth, on_value, off_value, axis=-1):
     d = tensor_util.constant_value(depth)
     if d is not None and int(d) < 0:
         raise errors.invalid_input(op, "depth", f"must be non-negative, got {int(d)}")
+    if d is not None and int(d) > _INT32_MAX:
+        raise errors.invalid_input(op, "depth", f"depth = {int(d)} does not fit in int32")
     if indices.shape.rank is None:
         return [TensorSpec(on_value.dtype, tensor_shape.unknown_shape())]
     dims = indices.shape.as_list()
@@ -513,6 +539,8 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis=-1):
     depth = int(depth_arr)
     if depth < 0:
         raise BadInput("depth", f"must be non-negative, got {depth}")
+    if depth > _INT32_MAX:      # an int64 depth known only at run time: never wrapped to int32
+        raise BadInput("depth", f"depth = {depth} does not fit in int32")
     for label, v in (("on_value", on_value), ("off_value", off_value)):
         if np.ndim(v) != 0:
             raise BadInput(label, f"must be a scalar, got shape {list(np.shape(v))}")
@@ -539,6 +567,9 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis=-1):
 
 
 _ONE_HOT_INDEX = (np.dtype(np.uint8), np.dtype(np.int32), np.dtype(np.int64))
+# TF's depth is int32; an int64 or uint8 depth tensor is taken too, its value checked by the kernel
+_ONE_HOT_DEPTH = (dtypes.int32, dtypes.int64, dtypes.uint8)
+_INT32_MAX = 2**31 - 1
 
 
 register_op("OneHot", inputs=("indices", "depth", "on_value", "off_value"),
@@ -559,8 +590,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     Returns:
       Shape `indices.shape` with `depth` inserted at `axis`.
     Raises:
-      InvalidArgumentError: non-integer indices, a negative, fractional or beyond-int32 depth,
-        non-scalar on/off values.
+      InvalidArgumentError: non-integer indices, a negative, float or beyond-int32 depth (also
+        one known only at run time), non-scalar on/off values.
       ResourceExhaustedError: the output would not fit in memory (checked before allocating).
     """
     if dtype is None:
@@ -579,24 +610,22 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     off = ops.convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
     if not isinstance(depth, ops.Tensor):
         depth = _one_hot_depth(depth, name)
-    elif depth.dtype in (dtypes.int64, dtypes.uint8):
-        from segflow.ops.cwise_ops import cast
-        v = tensor_util.constant_value(depth)
-        if v is not None and not -2**31 <= int(v) < 2**31:
-            raise errors.invalid_input(_Stub("OneHot", name), "depth", f"depth = {int(v)} does not fit in int32")
-        depth = cast(depth, dtypes.int32)
     return apply_op("OneHot", indices, depth, on, off, axis=-1 if axis is None else int(axis), name=name)
 
 
 def _one_hot_depth(depth, name):
-    """A Python or NumPy depth as an int32 array: a fractional, non-numeric or out-of-int32 depth
-    raises (TensorFlow refuses to convert it rather than truncating)."""
+    """A Python or NumPy depth as an int32 array: a float (even an integral one: 4.0), bool,
+    non-numeric or out-of-int32 depth raises, as TensorFlow refuses it (TypeError: "Value passed
+    to parameter 'depth' has DataType float32 not in list of allowed values: int32")."""
     arr = np.asarray(depth)
     stub = _Stub("OneHot", name)
-    integral = arr.dtype.kind in "iu" or (arr.dtype.kind == "f" and np.all(np.isfinite(arr))
-                                          and np.all(np.mod(arr, 1) == 0))
-    if arr.dtype.kind == "b" or not integral:
-        raise errors.invalid_input(stub, "depth", f"must be an int32 scalar, got {depth!r}", cls=_DTypeError)
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind in "fcb":     # a Python float is float32 to TF
+            dt = "float32" if isinstance(depth, float) else dtypes.as_dtype(arr.dtype).name
+            got = f"{depth!r} of DataType {dt}"
+        else:
+            got = repr(depth)
+        raise errors.invalid_input(stub, "depth", f"must be an int32 scalar, got {got}", cls=_DTypeError)
     if arr.size and not (arr.min() >= -2**31 and arr.max() < 2**31):
         raise errors.invalid_input(stub, "depth", f"depth = {arr.reshape(-1)[0] if arr.size == 1 else arr.tolist()} "
                                                   "does not fit in int32")

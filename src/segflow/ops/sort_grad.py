@@ -1,6 +1,7 @@
 """Gradient of top_k (and so of sort, built on it): each value's gradient goes back to the input
 position it was taken from; the indices get none."""
-from segflow.framework import dtypes, ops
+from segflow._core import dtypes
+from segflow.framework import ops
 from segflow.ops import cwise_ops as cw
 from segflow.ops import scatter_ops
 from segflow.ops import shape_ops as so

@@ -8,7 +8,8 @@ import collections
 
 import numpy as np
 
-from segflow.framework import dtypes, ops, tensor_shape, tensor_util
+from segflow._core import dtypes, shapes as tensor_shape
+from segflow.framework import ops, tensor_util
 
 __all__ = ["SparseTensor", "SparseTensorValue", "to_dense", "from_dense", "sparse_tensor_to_dense",
            "is_sparse"]

@@ -1,5 +1,6 @@
 """Gradients of the stitch family (dynamic_stitch, dynamic_partition); unique has none."""
-from segflow.framework import dtypes, ops
+from segflow._core import dtypes
+from segflow.framework import ops
 from segflow.ops import cwise_ops as cw
 from segflow.ops import gather_ops
 from segflow.ops import shape_ops as so

@@ -8,7 +8,8 @@ import collections
 
 import numpy as np
 
-from segflow.framework import dtypes, errors, tensor_shape, tensor_util
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import tensor_util
 from segflow.framework.op_def import TensorSpec, _DTypeError, _OpStub, apply_op, memory_limit, register_op
 from segflow.kernels import BadInput, ids, index_text
 from segflow.kernels import unique as _unique_kernels
@@ -69,17 +70,30 @@ def _nan_mask(x):
 def _infer_unique(op, x, out_idx=dtypes.int32, counts=False):
     if x.shape.rank not in (None, 1):
         raise errors.invalid_input(op, "x", f"must be 1-D, got shape {x.shape}")
-    out_idx = dtypes.as_dtype(out_idx)
-    if out_idx not in _INDEX:
-        raise errors.invalid_input(op, "x", f"out_idx must be int32 or int64, not {out_idx.name}")
+    out_idx = _check_out_idx(op, out_idx)
     specs = [TensorSpec(x.dtype, (None,)), TensorSpec(out_idx, x.shape)]
     if counts:
         specs.append(TensorSpec(out_idx, (None,)))
     return specs
 
 
+def _check_out_idx(op, out_idx):
+    """out_idx as a DType; anything but int32 / int64 raises (TF: a TypeError-compatible dtype error)."""
+    try:
+        dt = dtypes.as_dtype(out_idx)
+    except TypeError:
+        dt = None
+    if dt not in _INDEX:
+        got = dt.name if dt is not None else repr(out_idx)
+        raise errors.invalid_op(op, f"attr 'out_idx' must be int32 or int64, not {got}", cls=_DTypeError)
+    return dt
+
+
 def _unique_kernel(x, out_idx=dtypes.int32, counts=False):
-    y, idx, count = unique_first_appearance(x, dtypes.as_dtype(out_idx).as_numpy_dtype)
+    dt = dtypes.as_dtype(out_idx)
+    if dt not in _INDEX:
+        raise BadInput("out_idx", f"attr out_idx must be int32 or int64, not {dt.name}")
+    y, idx, count = unique_first_appearance(x, dt.as_numpy_dtype)
     return (y, idx, count) if counts else (y, idx)
 
 
@@ -99,13 +113,15 @@ def unique(x, out_idx=dtypes.int32, name=None):
     Raises:
       InvalidArgumentError: x is not 1-D.
     """
-    y, idx = apply_op("Unique", x, out_idx=dtypes.as_dtype(out_idx), name=name)
+    out_idx = _check_out_idx(_OpStub("Unique", name), out_idx)
+    y, idx = apply_op("Unique", x, out_idx=out_idx, name=name)
     return UniqueOutput(y, idx)
 
 
 def unique_with_counts(x, out_idx=dtypes.int32, name=None):
     """Like `unique`, with `count[j]`: how many elements of x equal y[j]."""
-    y, idx, count = apply_op("UniqueWithCounts", x, out_idx=dtypes.as_dtype(out_idx), name=name)
+    out_idx = _check_out_idx(_OpStub("UniqueWithCounts", name), out_idx)
+    y, idx, count = apply_op("UniqueWithCounts", x, out_idx=out_idx, name=name)
     return UniqueWithCountsOutput(y, idx, count)
 
 

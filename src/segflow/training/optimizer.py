@@ -30,7 +30,8 @@ the variable; `apply_gradients` returns one train op. Eagerly the updates happen
 import inspect
 
 from segflow.eager import backprop, context
-from segflow.framework import dtypes, ops
+from segflow._core import dtypes
+from segflow.framework import ops
 from segflow.ops import array_ops, math_ops
 from segflow.training import slot_creator, training_ops
 from segflow.util import nest

@@ -8,7 +8,8 @@ global variable, so `global_variables_initializer()` created after the optimizer
 import numpy as np
 
 from segflow.eager import context
-from segflow.framework import dtypes, ops
+from segflow._core import dtypes
+from segflow.framework import ops
 
 __all__ = ["create_slot", "create_slot_with_initializer", "create_zeros_slot"]
 

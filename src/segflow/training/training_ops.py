@@ -20,7 +20,8 @@ updated and written back, their var rows moved), in one pass over those rows in 
 """
 import math
 
-from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
 from segflow.framework.op_def import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, ids, scatter
 from segflow.kernels import training as training_kernels

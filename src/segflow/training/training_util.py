@@ -4,7 +4,8 @@
     train_op = optimizer.minimize(loss, global_step=global_step)   # each run adds 1
 """
 from segflow.eager import context
-from segflow.framework import dtypes, ops
+from segflow._core import dtypes
+from segflow.framework import ops
 
 __all__ = ["get_global_step", "get_or_create_global_step", "create_global_step", "global_step"]
 
