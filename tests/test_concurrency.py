@@ -14,7 +14,7 @@ import numpy as np
 
 import segflow as sf
 from segflow.client.session import Session
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow.framework import ops
 
 _TIMEOUT = 30  # seconds a test waits for its threads at most

@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from segflow.eager import context, tape as tape_lib
+from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes
 from segflow.framework import ops
 from segflow._core import backward as backward_lib

@@ -1,7 +1,7 @@
 """`constant`: a tensor from a Python value or NumPy array (eager value, or a Const node)."""
 import numpy as np
 
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow._core import dtypes, shapes as tensor_shape
 from segflow.framework import ops
 from segflow.framework.op_def import TensorSpec, apply_op, register_op

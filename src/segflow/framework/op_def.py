@@ -23,7 +23,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from segflow.eager import context, tape as tape_lib
+from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow.framework import ops
 from segflow.kernels import BadInput

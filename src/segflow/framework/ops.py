@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow._core import dtypes, shapes as tensor_shape
 
 _ctx_state = context._state     # the calling thread's mode and graph stack (a threading.local)

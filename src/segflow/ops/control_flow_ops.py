@@ -5,7 +5,7 @@ them. Eagerly, ops have already run in program order, so group and no_op return 
 """
 import builtins
 
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow.framework import ops
 from segflow.framework.op_def import TensorSpec, apply_op, register_op  # noqa: F401
 from segflow.ops import shape_ops as so

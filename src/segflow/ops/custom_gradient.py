@@ -14,7 +14,7 @@ function `grad` is built from public ops, so it can be differentiated again.
 import functools
 import itertools
 
-from segflow.eager import context, tape as tape_lib
+from segflow._core import mode as context, tape as tape_lib
 from segflow.framework import ops
 from segflow.util import nest
 

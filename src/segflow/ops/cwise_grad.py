@@ -2,7 +2,7 @@
 the gradient of a real loss w.r.t. z is dL/d(conj z))."""
 import numpy as np
 
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow.framework import ops
 from segflow.framework.op_def import apply_op, register_op
 from segflow.ops import cwise_ops as cw

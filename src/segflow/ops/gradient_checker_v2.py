@@ -7,7 +7,8 @@
 """
 import numpy as np
 
-from segflow.eager import backprop, context
+from segflow._core import mode as context
+from segflow.eager import backprop
 from segflow.framework import ops
 
 __all__ = ["compute_gradient", "max_error"]

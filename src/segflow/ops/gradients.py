@@ -6,7 +6,7 @@ respect to each x; an x that ys do not depend on gets None (or zeros with
 same functions GradientTape calls eagerly.
 """
 from segflow._core import backward as backward_lib
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow._core import dtypes
 from segflow.framework import ops
 from segflow.ops.gradients_util import AggregationMethod, UnconnectedGradients, _check_aggregation_method

@@ -22,7 +22,7 @@ import threading
 
 import numpy as np
 
-from segflow.eager import context, tape as tape_lib
+from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow.framework import ops
 from segflow.framework.op_def import TensorSpec, apply_op, register_op

@@ -2,7 +2,7 @@
 shape, size, rank, reshape, broadcast_to, concat, stack, one_hot. Gradients are in shape_grad.py."""
 import numpy as np
 
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow.framework import ops, tensor_util
 from segflow.framework.op_def import (TensorSpec, _DTypeError, _OpStub as _Stub, apply_op, check_alloc, register_op,

@@ -4,7 +4,7 @@ their initializers.
     v = variables.Variable(np.zeros((4, 2)), name="v")
     init = variables.global_variables_initializer()    # graph mode: run it in each Session
 """
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow.framework import ops
 from segflow.ops.resource_variable_ops import ResourceVariable, _UnreadVariable  # noqa: F401
 

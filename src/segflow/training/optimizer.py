@@ -29,7 +29,8 @@ the variable; `apply_gradients` returns one train op. Eagerly the updates happen
 """
 import inspect
 
-from segflow.eager import backprop, context
+from segflow._core import mode as context
+from segflow.eager import backprop
 from segflow._core import dtypes
 from segflow.framework import ops
 from segflow.ops import array_ops, math_ops

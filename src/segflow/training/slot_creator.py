@@ -7,7 +7,7 @@ global variable, so `global_variables_initializer()` created after the optimizer
 """
 import numpy as np
 
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow._core import dtypes
 from segflow.framework import ops
 

@@ -3,7 +3,7 @@
     global_step = training_util.get_or_create_global_step()
     train_op = optimizer.minimize(loss, global_step=global_step)   # each run adds 1
 """
-from segflow.eager import context
+from segflow._core import mode as context
 from segflow._core import dtypes
 from segflow.framework import ops
 

@@ -1,0 +1,171 @@
+"""Recording of eagerly executed ops for GradientTape.
+
+Only while a tape is active (`_tape_state.tapes` non-empty) does `apply_op` call `record`, and a tape
+keeps an op only if one of its inputs is watched (a source, a watched variable, or an output of a
+kept op). A tape holds strong references to everything it watched, so `id()` stays a faithful key.
+
+The stack of recording tapes belongs to the calling thread (as in TF): a tape never sees the ops or
+variable reads of another thread, and a new thread starts with no tape. `_tape_state.tapes` is the
+calling thread's list (`tape._tapes` still names it). Reading a `threading.local` costs several
+times a plain attribute, so hot paths test `_active.any` first (True while any thread has a tape):
+`if _active.any and _tape_state.tapes:`.
+"""
+import threading
+
+from segflow.framework import ops as _ops
+
+__all__ = ["Tape", "record", "push_tape", "pop_tape", "variable_accessed"]
+
+
+class _TapeState(threading.local):
+    def __init__(self):
+        self.tapes = []  # the calling thread's recording tapes, innermost last
+
+
+_tape_state = _TapeState()
+
+
+class _Active:
+    """Tapes pushed by `push_tape` and not yet popped, over all threads."""
+
+    __slots__ = ("any", "count", "lock")
+
+    def __init__(self):
+        self.any = False   # count > 0; written under lock, before a pushed tape can see any op
+        self.count = 0
+        self.lock = threading.Lock()
+
+
+_active = _Active()
+
+
+class _ThreadTapes:
+    """`tape._tapes`: stands for the calling thread's tape list (truth test, iteration, len, and the
+    list methods), for code that reads it by that name. `if tape._tapes:` stays cheap while no
+    thread records."""
+
+    __slots__ = ()
+
+    def __bool__(self):
+        return _active.any and bool(_tape_state.tapes)
+
+    def __len__(self):
+        return len(_tape_state.tapes)
+
+    def __iter__(self):
+        return iter(_tape_state.tapes)
+
+    def __contains__(self, tape):
+        return tape in _tape_state.tapes
+
+    def __getitem__(self, index):
+        return _tape_state.tapes[index]
+
+    def __getattr__(self, name):  # append, extend, remove, clear, ...: the calling thread's list
+        return getattr(_tape_state.tapes, name)
+
+    def __repr__(self):
+        return repr(_tape_state.tapes)
+
+
+_tapes = _ThreadTapes()
+
+
+class Tape:
+    """The recording state of one GradientTape."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        self.watched = set()        # ids of tensors whose gradient can flow
+        self.keep = []              # strong refs: ids stay unique while the tape lives
+        self.records = []           # Operation records (graph None) in execution order
+        self.watched_variables = []
+
+    def watch(self, tensor):
+        if id(tensor) not in self.watched:
+            self.watched.add(id(tensor))
+            self.keep.append(tensor)
+
+    def is_watched(self, tensor):
+        return id(tensor) in self.watched
+
+
+_record = _ops.Operation._record
+
+
+def push_tape(tape, tapes=None):
+    """Starts `tape` recording the ops of the calling thread (or of the thread whose tape list
+    `tapes` is); returns that list, for `pop_tape`, so that a tape stopped from another thread
+    leaves the right one."""
+    if tapes is None:
+        tapes = _tape_state.tapes
+    with _active.lock:
+        _active.count += 1
+        _active.any = True
+    tapes.append(tape)
+    return tapes
+
+
+def pop_tape(tape, tapes=None):
+    if tapes is None:
+        tapes = _tape_state.tapes
+    try:
+        tapes.remove(tape)
+    except ValueError:
+        return
+    with _active.lock:
+        _active.count -= 1
+        _active.any = _active.count > 0
+
+
+def record(opdef, inputs, outputs, attrs, grad_fn=None):
+    """Adds an executed op to every recording tape (of the calling thread) that watches one of its
+    inputs."""
+    record_on(_tape_state.tapes, opdef, inputs, outputs, attrs, grad_fn)
+
+
+def record_on(tapes, opdef, inputs, outputs, attrs, grad_fn=None):
+    """`record` onto `tapes`, the calling thread's tape list (`_tape_state.tapes`)."""
+    flat = inputs
+    counts = None
+    if opdef is not None and opdef.has_list_input:
+        flat, counts = [], []
+        for is_list, x in zip(opdef.list_inputs, inputs):
+            if is_list:
+                flat.extend(x)
+                counts.append(len(x))
+            else:
+                flat.append(x)
+    entry = None
+    for tape in tapes:
+        watched = tape.watched
+        for x in flat:
+            if id(x) in watched:
+                break
+        else:
+            continue
+        if entry is None:
+            entry = _record(opdef, list(flat), list(outputs), attrs, counts, grad_fn)
+        tape.records.append(entry)
+        keep = tape.keep
+        for o in outputs:  # tape.watch(o), inlined: this runs for every recorded op
+            if id(o) not in watched:
+                watched.add(id(o))
+                keep.append(o)
+
+
+def variable_accessed(variable):
+    """Called when a trainable variable is read: tapes that watch accessed variables watch it."""
+    if not _active.any:
+        return
+    for tape in _tape_state.tapes:
+        if tape.watch_accessed_variables and variable.trainable:
+            handle = variable.handle
+            if id(handle) not in tape.watched:
+                tape.watch(handle)
+                tape.watched_variables.append(variable)
+
+
+def could_record():
+    return _active.any and bool(_tape_state.tapes)
