@@ -13,12 +13,10 @@ import numpy as np
 import pytest
 
 import segflow as sf
+from segflow import train
 from segflow.client.session import Session
 from segflow.framework import errors, ops
 from segflow.ops import array_ops, embedding_ops, gather_ops, state_ops, variables
-from segflow.training import training
-
-train = training.namespace()
 
 TABLE = np.arange(24, dtype=np.float32).reshape(6, 4)
 BAD_INDICES = {
@@ -110,14 +108,13 @@ _CRASH_LOOP = """
 import numpy as np, segflow as sf
 from segflow.framework import errors, ops
 from segflow.ops import state_ops
-from segflow.training import training
 v = sf.Variable(np.zeros((8, 4), np.float32))
 bad = np.array([np.nan], np.float32)
 caught = 0
 for _ in range(2000):
     for call in (lambda: state_ops.scatter_add(v, bad, np.ones((1, 4), np.float32)),
                  lambda: v.sparse_read(np.r_[np.zeros(10**5 - 1), np.nan].astype(np.float32)),
-                 lambda: training.namespace().LazyAdamOptimizer(0.1).apply_gradients(
+                 lambda: sf.train.LazyAdamOptimizer(0.1).apply_gradients(
                      [(ops.IndexedSlices(sf.constant(np.ones((1, 4), np.float32)), sf.constant(bad),
                        sf.constant([8, 4])), v)])):
         try:

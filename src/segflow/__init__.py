@@ -10,8 +10,6 @@
 The flat namespace mirrors `tf`; the modules under segflow.framework / ops / eager / client mirror
 `tensorflow.python.*`.
 """
-import types as _types
-
 from segflow.eager import context as _context
 from segflow.framework import dtypes as _dtypes
 from segflow.framework import errors
@@ -42,44 +40,17 @@ from segflow.ops.variables import *  # noqa: F401,F403
 from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_update, scatter_add, scatter_sub,  # noqa: F401
                                    scatter_mul, scatter_div, scatter_min, scatter_max, scatter_nd_update,
                                    scatter_nd_add, scatter_nd_sub)
+from segflow.ops.sparse_tensor import SparseTensor
 
 # Gradient registrations come last: *_grad modules import several families.
-from segflow.ops import math_grad as _math_grad, array_grad as _array_grad  # noqa: F401
+from segflow.ops import math_grad as _math_grad, array_grad as _array_grad, nn_grad as _nn_grad  # noqa: F401
 
 newaxis = None
 enable_eager_execution = _context.enable_eager_execution
 disable_eager_execution = _context.disable_eager_execution
-
-
-def _namespace(name, module_names, extra=None):
-    ns = _types.ModuleType(f"segflow.{name}")
-    for module in module_names:
-        for n in getattr(module, "__all__", ()):
-            setattr(ns, n, getattr(module, n))
-    for k, v in (extra or {}).items():
-        setattr(ns, k, v)
-    return ns
-
-
-from segflow.ops import cwise_ops as _cw, reduction_ops as _ro, segment_ops as _so, linalg_ops as _lo, \
-    sequence_ops as _sq  # noqa: E402
-
-math = _namespace("math", [_cw, _ro, _so, _lo, _sq], {"add_n": add_n, "equal": equal})
-linalg = _namespace("linalg", [_lo])
 dtypes = _dtypes
 
-from segflow.ops import nn_ops as _nn, nn_grad as _nn_grad, random_ops as _random  # noqa: E402,F401
-nn = _nn.namespace()
-random = _random.namespace()
-
-from segflow.ops import sparse_tensor as _sparse  # noqa: E402
-SparseTensor = _sparse.SparseTensor
-sparse = _namespace("sparse", [_sparse], {"SparseTensor": SparseTensor})
-math.top_k = top_k
-if "nn" in globals():
-    nn.top_k = top_k  # (nn's namespace adds embedding_lookup and kin itself)
-
-from segflow.training import training as _training  # noqa: E402
-train = _training.namespace()
+# The static namespace modules (faces over the op families): `from segflow.math import x` works too.
+from segflow import math, nn, random, train, sparse, linalg, compat  # noqa: E402,F401,A004
 
 __version__ = "0.1.0"

@@ -6,6 +6,7 @@ import pytest
 
 import segflow as sf
 from segflow.framework import ops
+from segflow._core import indexed_slices
 
 
 @pytest.mark.parametrize("value, dtype, shape", [
@@ -156,7 +157,7 @@ def test_densify_of_unknown_shape_warns_naming_the_op():
 
 
 def test_densify_of_large_shape_warns(monkeypatch, mode):
-    monkeypatch.setattr(ops, "_LARGE_DENSE_ELEMENTS", 6)
+    monkeypatch.setattr(indexed_slices, "_LARGE_DENSE_ELEMENTS", 6)
     p = sf.constant(np.zeros((5, 2), np.float32))
     if mode.eager:
         with sf.GradientTape() as tape:
@@ -192,3 +193,14 @@ def test_numpy_array_on_the_left_defers_to_tensor(mode):
     r = np.array([1.0, 2.0], np.float32) * sf.constant([3.0, 4.0])
     assert isinstance(r, ops.Tensor)
     np.testing.assert_array_equal(mode.evaluate(r), [3.0, 8.0])
+
+
+def test_python_floats_never_take_an_integer_preferred_dtype():
+    """TF refuses float -> int conversion for a preferred dtype and falls back to float32; the op then
+    names the mismatch (once `scatter_nd([[[1.0]]], ...)` silently scattered into row 1)."""
+    assert ops.convert_to_tensor([1.0, 2.0], preferred_dtype=sf.int32).dtype == sf.float32
+    assert ops.convert_to_tensor(3.0, preferred_dtype=sf.int64).dtype == sf.float32
+    assert ops.convert_to_tensor([1, 2], preferred_dtype=sf.int64).dtype == sf.int64
+    assert ops.convert_to_tensor([1, 2], preferred_dtype=sf.float64).dtype == sf.float64
+    with pytest.raises(sf.errors.InvalidArgumentError, match="ScatterNd"):
+        sf.scatter_nd([[[1.0]]], np.array([[1]], np.int32), np.array([2], np.int32))

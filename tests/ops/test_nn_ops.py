@@ -308,16 +308,9 @@ def test_sigmoid_xent_gradient(mode):
 
 # -- faces
 def test_nn_namespace():
-    ns = nn_ops.namespace()
+    from segflow.ops import embedding_ops
     for n in ("relu", "relu6", "softmax", "log_softmax", "sparse_softmax_cross_entropy_with_logits",
               "l2_normalize", "sigmoid", "bias_add"):
-        assert getattr(ns, n) is getattr(nn_ops, n)
         assert getattr(sf.nn, n) is getattr(nn_ops, n)
     assert sf.nn.sigmoid is sf.sigmoid
-    try:
-        from segflow.ops import embedding_ops
-    except ImportError:
-        assert not hasattr(ns, "embedding_lookup")
-    else:
-        if hasattr(embedding_ops, "embedding_lookup"):
-            assert ns.embedding_lookup is embedding_ops.embedding_lookup
+    assert sf.nn.embedding_lookup is embedding_ops.embedding_lookup

@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 import segflow as sf
+from segflow import train
 from segflow.framework import dtypes, ops
 from segflow.ops import array_ops, control_flow_ops, math_ops, state_ops, variables
 from segflow.training import training
 from segflow.training.optimizer import Optimizer
-
-train = training.namespace()
 
 ROWS, COLS = 6, 3
 STEPS = 4
@@ -605,5 +604,5 @@ def test_custom_optimizer_dense_path_eager():
 def test_sf_train_namespace():
     for name in ("AdamOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
                  "RMSPropOptimizer", "NadamOptimizer", "FtrlOptimizer", "Optimizer", "get_or_create_global_step"):
-        assert getattr(sf.train, name) is getattr(train, name)
+        assert getattr(sf.train, name) is getattr(training, name)
     assert sf.train.Optimizer.GATE_OP == 1

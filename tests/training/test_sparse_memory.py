@@ -20,12 +20,11 @@ import numpy as np
 import pytest
 
 import segflow as sf
+from segflow import train
 from segflow.client.session import Session
 from segflow.framework import ops
 from segflow.ops import array_ops, math_ops
-from segflow.training import adam, optimizer, training
-
-train = training.namespace()
+from segflow.training import adam, optimizer
 
 ROWS, DIM, BATCH = 1_000_000, 64, 10_000
 TABLE_BYTES = ROWS * DIM * 4                # 256 MB

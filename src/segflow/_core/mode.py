@@ -166,3 +166,24 @@ def enable_eager_execution():
 
 def context_safe():
     return _state
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-thread stacks that belong to no graph: eager name scopes and default sessions
+
+
+class _ThreadScopes(threading.local):
+    """Per-thread stacks that belong to no graph: eager name scopes and default sessions."""
+
+    def __init__(self):
+        self.eager_names = [""]   # eager name_scope strings, innermost last
+        self.sessions = []        # sessions made default with `as_default()`, innermost last
+
+
+_scope_state = _ThreadScopes()
+
+
+def get_default_session():
+    """The innermost session the calling thread made default (`with sess.as_default():`), or None."""
+    stack = _scope_state.sessions
+    return stack[-1] if stack else None

@@ -6,7 +6,7 @@ generators keep their state in the Session (`ExecState.resources`).
 """
 import numpy as np
 
-from segflow._core import dtypes, errors
+from segflow._core import dtypes, errors, mode
 from segflow.framework import ops
 from segflow.framework.op_def import ExecState, regroup_inputs, resource_exhausted
 from segflow.kernels import BadInput
@@ -84,7 +84,7 @@ class Session(BaseSession):
 
         class _Default:
             def __enter__(self_inner):
-                self_inner.stack = ops._scope_state.sessions   # the calling thread's default sessions
+                self_inner.stack = mode._scope_state.sessions   # the calling thread's default sessions
                 self_inner.stack.append(session)
                 return session
 

@@ -2,11 +2,9 @@
 bias_add, and composites built from public ops (l2_normalize, l2_loss, sigmoid cross entropy).
 Gradients in nn_grad.py.
 
-`namespace()` builds `sf.nn` (TensorFlow's `tf.nn`); `nn_impl.py` is TF's module name for the
-composites.
+`sf.nn` (segflow/nn.py) is TensorFlow's `tf.nn` over these; `nn_impl.py` is TF's module name for
+the composites.
 """
-import types
-
 import numpy as np
 
 from segflow.framework import dtypes, errors, ops, tensor_shape
@@ -19,8 +17,7 @@ from segflow.ops import shape_ops as so
 
 __all__ = ["relu", "relu6", "leaky_relu", "softmax", "log_softmax", "sparse_softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2", "bias_add",
-           "l2_normalize", "l2_loss", "sigmoid_cross_entropy_with_logits", "sigmoid", "tanh", "softplus",
-           "namespace"]
+           "l2_normalize", "l2_loss", "sigmoid_cross_entropy_with_logits", "sigmoid", "tanh", "softplus"]
 
 _FLOAT = dtypes.FLOATING
 _REAL = dtypes.REAL_NUMERIC
@@ -340,28 +337,3 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         relu_logits = cw.where(cw.greater_equal(logits, zeros), logits, zeros)
         neg_abs_logits = cw.where(cw.greater_equal(logits, zeros), cw.negative(logits), logits)
         return cw.add(cw.subtract(relu_logits, cw.multiply(logits, labels)), cw.log1p(cw.exp(neg_abs_logits)))
-
-
-# -- sf.nn
-def namespace():
-    """The `sf.nn` module object: this module's public names, plus `embedding_lookup` (and kin) when
-    segflow.ops.embedding_ops exists."""
-    ns = types.ModuleType("segflow.nn", "Neural-network ops (TensorFlow's tf.nn).")
-    for n in __all__:
-        if n != "namespace":
-            setattr(ns, n, globals()[n])
-    try:
-        from segflow.ops import embedding_ops
-    except ImportError:
-        embedding_ops = None
-    for n in ("embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"):
-        fn = getattr(embedding_ops, n, None)
-        if fn is not None:
-            setattr(ns, n, fn)
-    try:
-        from segflow.ops import random_ops
-        if hasattr(random_ops, "dropout"):
-            ns.dropout = random_ops.dropout
-    except ImportError:
-        pass
-    return ns

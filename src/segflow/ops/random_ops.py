@@ -15,8 +15,6 @@ Seeds (as in TF):
 Random ops are not differentiable (their shape input has no gradient); gradients do flow through the
 mean/stddev/minval/maxval arithmetic around them.
 """
-import types
-
 import numpy as np
 
 from segflow.eager import context
@@ -313,21 +311,6 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """TF2's name for `multinomial`."""
     return multinomial(logits, num_samples, seed=seed, name=name, output_dtype=dtype)
-
-
-def namespace():
-    """The `sf.random` module object (TF2 names: normal, uniform, truncated_normal, shuffle,
-    categorical, set_seed)."""
-    ns = types.ModuleType("segflow.random", "Random tensors and seeds (TensorFlow's tf.random).")
-    ns.normal = random_normal
-    ns.uniform = random_uniform
-    ns.truncated_normal = truncated_normal
-    ns.shuffle = random_shuffle
-    ns.categorical = categorical
-    ns.set_seed = set_seed
-    ns.set_random_seed = set_random_seed
-    ns.get_seed = get_seed
-    return ns
 
 
 for _t in ("RandomStandardNormal", "RandomUniform", "TruncatedNormal", "RandomUniformInt", "RandomShuffle",

@@ -1,3 +1,3 @@
 """Training: the TF1 `Optimizer` base (slots, `_prepare`, `_apply_dense`, `_apply_sparse`,
 deduplication of sparse gradients) and the optimizers built on it, plus the global step.
-`segflow.training.training` is the face behind `sf.train`."""
+`sf.train` (segflow/train.py) re-exports them; `segflow.training.training` is TF's module name."""

@@ -1,7 +1,5 @@
-"""TensorFlow's `training` module name (the face behind `sf.train`): the optimizers and the
-global step, re-exported; `namespace()` builds `sf.train`."""
-import types
-
+"""TensorFlow's `training` module name: the optimizers and the global step, re-exported
+(`sf.train`, segflow/train.py, holds the same names)."""
 from segflow.training.adagrad import AdagradOptimizer
 from segflow.training.adam import AdamOptimizer, LazyAdamOptimizer
 from segflow.training.ftrl import FtrlOptimizer
@@ -17,11 +15,3 @@ from segflow.training.training_util import (create_global_step, get_global_step,
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer", "RMSPropOptimizer",
            "AdamOptimizer", "LazyAdamOptimizer", "NadamOptimizer", "LazyNadamOptimizer", "FtrlOptimizer",
            "get_global_step", "get_or_create_global_step", "create_global_step", "global_step"]
-
-
-def namespace():
-    """The `sf.train` namespace (like `tf.compat.v1.train`)."""
-    ns = types.ModuleType("segflow.train", __doc__)
-    for name in __all__:
-        setattr(ns, name, globals()[name])
-    return ns

@@ -1,0 +1,121 @@
+"""IndexedSlices: a sparse gradient (rows `values` at `indices` of a dense tensor of `dense_shape`)."""
+
+import warnings
+
+import numpy as np
+
+from segflow._core import shapes as tensor_shape
+
+__all__ = ['IndexedSlices', 'IndexedSlicesValue']
+
+# ----------------------------------------------------------------------------------------------
+# IndexedSlices
+
+
+class IndexedSlices:
+    """A sparse slice of a dense tensor: rows `indices` of a tensor of shape `dense_shape` hold
+    `values` (repeated indices add up). The gradient of gather and embedding lookups.
+
+    Turning one into a dense tensor is explicit (`convert_to_tensor`, or any op taking a dense input)
+    and warns, naming the op that made it, when the dense result is large or of unknown shape.
+    """
+
+    __array_priority__ = 100
+
+    def __init__(self, values, indices, dense_shape=None):
+        self._values = values
+        self._indices = indices
+        self._dense_shape = dense_shape
+
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def indices(self):
+        return self._indices
+
+    @property
+    def dense_shape(self):
+        return self._dense_shape
+
+    @property
+    def dtype(self):
+        return self._values.dtype
+
+    @property
+    def name(self):
+        return self._values.name
+
+    @property
+    def device(self):
+        return self._values.device
+
+    @property
+    def op(self):
+        return self._values.op
+
+    @property
+    def graph(self):
+        return self._values.graph
+
+    @property
+    def shape(self):
+        from segflow.framework import tensor_util
+        if self._dense_shape is None:
+            return tensor_shape.unknown_shape()
+        known = tensor_util.constant_value(self._dense_shape)
+        if known is not None:
+            return tensor_shape.TensorShape([int(d) for d in known])
+        return tensor_shape.unknown_shape(rank=self._values.shape.rank)
+
+    def get_shape(self):
+        return self.shape
+
+    def __neg__(self):
+        from segflow.ops import math_ops
+        return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
+
+    def __repr__(self):
+        return (f"IndexedSlices(indices={self._indices!r}, values={self._values!r}"
+                f"{'' if self._dense_shape is None else f', dense_shape={self._dense_shape!r}'})")
+
+
+class IndexedSlicesValue:
+    """The value of an IndexedSlices fetched from a Session: NumPy values, indices, dense_shape."""
+
+    def __init__(self, values, indices, dense_shape):
+        self.values = values
+        self.indices = indices
+        self.dense_shape = dense_shape
+
+    def __iter__(self):
+        return iter((self.values, self.indices, self.dense_shape))
+
+    def __repr__(self):
+        return f"IndexedSlicesValue(values={self.values!r}, indices={self.indices!r}, dense_shape={self.dense_shape!r})"
+
+
+_LARGE_DENSE_ELEMENTS = 100_000_000
+
+
+def _indexed_slices_to_tensor(value, dtype=None, name=None):
+    """Densifies an IndexedSlices with unsorted_segment_sum; warns when large or shape unknown."""
+    from segflow.framework import tensor_util
+    from segflow.ops import math_ops
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")
+    made_by = _producer_text(value.values)
+    shape = tensor_util.constant_value(value.dense_shape)
+    if shape is None:
+        warnings.warn(f"Converting sparse IndexedSlices{made_by} to a dense Tensor of unknown shape. "
+                      "This may consume a large amount of memory.", stacklevel=3)
+    elif int(np.prod(shape)) >= _LARGE_DENSE_ELEMENTS:
+        warnings.warn(f"Converting sparse IndexedSlices{made_by} to a dense Tensor with {int(np.prod(shape))} "
+                      "elements. This may consume a large amount of memory.", stacklevel=3)
+    return math_ops.densify_indexed_slices(value, name=name)
+
+
+def _producer_text(t):
+    op = getattr(t, "_op", None)
+    return f" (made by op '{op.name}' of type {op.type})" if op is not None else ""

@@ -1,0 +1,116 @@
+"""`sf.compat.v1` (TensorFlow's `tf.compat.v1`): the TF1 names - graphs, sessions, placeholders,
+variables and their initializers, the `train` optimizers - beside the flat ops."""
+from segflow import linalg, math, nn, random, sparse, train
+from segflow.framework import dtypes, errors
+from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex128, complex64, double, float16,
+                                      float32, float64, half, int16, int32, int64, int8, resource, string,
+                                      uint16, uint32, uint64, uint8, variant)
+from segflow.framework.tensor_shape import Dimension, TensorShape
+from segflow.framework.ops import (Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, NoGradient,
+                                   NotDifferentiable, Operation, RegisterGradient, Tensor, add_to_collection,
+                                   colocate_with, control_dependencies, convert_to_tensor, device,
+                                   get_collection, get_collection_ref, get_default_graph, name_scope,
+                                   no_gradient, reset_default_graph)
+from segflow.framework.constant_op import constant
+from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.eager.context import disable_eager_execution, enable_eager_execution, executing_eagerly
+from segflow.eager.backprop import GradientTape
+from segflow.client.session import InteractiveSession, Session
+from segflow.ops.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
+from segflow.ops.cwise_ops import (abs, acos, add, add_v2, angle, asin, atan, cast, ceil, complex, conj, cos,
+                                   cosh, div, div_no_nan, divide, equal, erf, exp, expm1, floor, floor_div,
+                                   floordiv, floormod, greater, greater_equal, imag, is_finite, is_inf,
+                                   is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
+                                   logical_xor, maximum, minimum, mod, mul, multiply, neg, negative,
+                                   not_equal, pow, real, realdiv, reciprocal, round, rsqrt, scalar_mul,
+                                   select, sigmoid, sign, sin, sinh, softplus, sqrt, square,
+                                   squared_difference, sub, subtract, sum_to_shape, tan, tanh, to_double,
+                                   to_float, to_int32, to_int64, truediv, truncatediv, where, where_v2)
+from segflow.ops.reduction_ops import (argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any,
+                                       reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
+                                       reduce_sum, reduced_shape)
+from segflow.ops.segment_ops import (bincount, densify_indexed_slices, segment_max, segment_mean, segment_min,
+                                     segment_prod, segment_sum, sparse_segment_mean,
+                                     sparse_segment_mean_with_num_segments, sparse_segment_sqrt_n,
+                                     sparse_segment_sqrt_n_with_num_segments, sparse_segment_sum,
+                                     sparse_segment_sum_with_num_segments, unsorted_segment_max,
+                                     unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
+                                     unsorted_segment_sqrt_n, unsorted_segment_sum)
+from segflow.ops.linalg_ops import matmul
+from segflow.ops.sequence_ops import invert_permutation, range
+from segflow.ops.shape_ops import (add_n, broadcast_to, concat, fill, identity, identity_n, one_hot, ones,
+                                   ones_like, placeholder, placeholder_with_default, prevent_gradient, rank,
+                                   reshape, shape, shape_n, size, stack, stop_gradient, zeros, zeros_like)
+from segflow.ops.join_ops import (expand_dims, pad, reverse, reverse_v2, slice, split, split_by_shapes,
+                                  squeeze, strided_slice, tile, transpose, unstack)
+from segflow.ops.gather_ops import batch_gather, gather, gather_nd, gather_v2
+from segflow.ops.scatter_ops import (scatter_nd, tensor_scatter_add, tensor_scatter_nd_add,
+                                     tensor_scatter_nd_sub, tensor_scatter_nd_update, tensor_scatter_sub,
+                                     tensor_scatter_update)
+from segflow.ops.stitch_ops import (dynamic_partition, dynamic_stitch, parallel_dynamic_stitch, unique,
+                                    unique_with_counts)
+from segflow.ops.sort_ops import TopKV2Output, argsort, boolean_mask, sort, top_k
+from segflow.ops.random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
+                                    set_random_seed, truncated_normal)
+from segflow.ops.sparse_tensor import SparseTensor
+from segflow.ops.custom_gradient import custom_gradient
+from segflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from segflow.ops.variables import (RefVariable, Variable, VariableAggregation, VariableSynchronization,
+                                   VariableV1, all_variables, assert_variables_initialized, global_variables,
+                                   global_variables_initializer, initialize_all_variables,
+                                   initialize_local_variables, initialize_variables, is_variable_initialized,
+                                   local_variables, local_variables_initializer, model_variables,
+                                   moving_average_variables, report_uninitialized_variables,
+                                   trainable_variables, variables_initializer)
+from segflow.ops.resource_variable_ops import ResourceVariable
+from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_add, scatter_div, scatter_max,
+                                   scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub,
+                                   scatter_nd_update, scatter_sub, scatter_update)
+from segflow.ops.array_ops import newaxis
+
+__all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
+           "IndexedSlicesValue", "InteractiveSession", "NoGradient", "NotDifferentiable", "Operation",
+           "RefVariable", "RegisterGradient", "ResourceVariable", "Session", "SparseTensor", "Tensor",
+           "TensorShape", "TensorSpec", "TopKV2Output", "UnconnectedGradients", "Variable",
+           "VariableAggregation", "VariableSynchronization", "VariableV1", "abs", "acos", "add", "add_n",
+           "add_to_collection", "add_v2", "all_variables", "angle", "apply_op", "argmax", "argmin",
+           "argsort", "as_dtype", "asin", "assert_variables_initialized", "assign", "assign_add",
+           "assign_sub", "atan", "batch_gather", "bfloat16", "bincount", "bool", "boolean_mask",
+           "broadcast_to", "cast", "ceil", "colocate_with", "complex", "complex128", "complex64", "concat",
+           "conj", "constant", "control_dependencies", "convert_to_tensor", "cos", "cosh", "count_nonzero",
+           "cumsum", "custom_gradient", "densify_indexed_slices", "device", "disable_eager_execution", "div",
+           "div_no_nan", "divide", "double", "dtypes", "dynamic_partition", "dynamic_stitch",
+           "enable_eager_execution", "equal", "erf", "errors", "executing_eagerly", "exp", "expand_dims",
+           "expm1", "fill", "float16", "float32", "float64", "floor", "floor_div", "floordiv", "floormod",
+           "gather", "gather_nd", "gather_v2", "get_collection", "get_collection_ref", "get_default_graph",
+           "get_seed", "global_variables", "global_variables_initializer", "gradients", "greater",
+           "greater_equal", "group", "half", "hessians", "identity", "identity_n", "imag",
+           "initialize_all_variables", "initialize_local_variables", "initialize_variables", "int16",
+           "int32", "int64", "int8", "invert_permutation", "is_finite", "is_inf", "is_nan",
+           "is_variable_initialized", "less", "less_equal", "linalg", "local_variables",
+           "local_variables_initializer", "log", "log1p", "logical_and", "logical_not", "logical_or",
+           "logical_xor", "math", "matmul", "maximum", "minimum", "mod", "model_variables",
+           "moving_average_variables", "mul", "multinomial", "multiply", "name_scope", "neg", "negative",
+           "newaxis", "nn", "no_gradient", "no_op", "not_equal", "one_hot", "ones", "ones_like", "pad",
+           "parallel_dynamic_stitch", "placeholder", "placeholder_with_default", "pow", "prevent_gradient",
+           "random", "random_normal", "random_shuffle", "random_uniform", "range", "rank", "real", "realdiv",
+           "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean",
+           "reduce_min", "reduce_prod", "reduce_sum", "reduced_shape", "register_op",
+           "report_uninitialized_variables", "reset_default_graph", "reshape", "resource", "reverse",
+           "reverse_v2", "round", "rsqrt", "scalar_mul", "scatter_add", "scatter_div", "scatter_max",
+           "scatter_min", "scatter_mul", "scatter_nd", "scatter_nd_add", "scatter_nd_sub",
+           "scatter_nd_update", "scatter_sub", "scatter_update", "segment_max", "segment_mean",
+           "segment_min", "segment_prod", "segment_sum", "select", "set_random_seed", "shape", "shape_n",
+           "sigmoid", "sign", "sin", "sinh", "size", "slice", "softplus", "sort", "sparse",
+           "sparse_segment_mean", "sparse_segment_mean_with_num_segments", "sparse_segment_sqrt_n",
+           "sparse_segment_sqrt_n_with_num_segments", "sparse_segment_sum",
+           "sparse_segment_sum_with_num_segments", "split", "split_by_shapes", "sqrt", "square",
+           "squared_difference", "squeeze", "stack", "stop_gradient", "strided_slice", "string", "sub",
+           "subtract", "sum_to_shape", "tan", "tanh", "tensor_scatter_add", "tensor_scatter_nd_add",
+           "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "tensor_scatter_sub",
+           "tensor_scatter_update", "tile", "to_double", "to_float", "to_int32", "to_int64", "top_k",
+           "train", "trainable_variables", "transpose", "truediv", "truncated_normal", "truncatediv",
+           "tuple", "uint16", "uint32", "uint64", "uint8", "unique", "unique_with_counts",
+           "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min", "unsorted_segment_prod",
+           "unsorted_segment_sqrt_n", "unsorted_segment_sum", "unstack", "variables_initializer", "variant",
+           "where", "where_v2", "with_dependencies", "zeros", "zeros_like"]
