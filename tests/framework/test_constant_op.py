@@ -204,3 +204,10 @@ def test_python_floats_never_take_an_integer_preferred_dtype():
     assert ops.convert_to_tensor([1, 2], preferred_dtype=sf.float64).dtype == sf.float64
     with pytest.raises(sf.errors.InvalidArgumentError, match="ScatterNd"):
         sf.scatter_nd([[[1.0]]], np.array([[1]], np.int32), np.array([2], np.int32))
+
+
+def test_python_bools_never_take_an_integer_preferred_dtype(mode):
+    assert ops.convert_to_tensor([True, False], preferred_dtype=sf.int32).dtype == sf.bool
+    with pytest.raises(sf.errors.InvalidArgumentError, match="ScatterNd"):
+        mode.evaluate(sf.scatter_nd([[True, True], [True, True]], np.array([1, 2], np.int32),
+                                    np.array([3, 3], np.int32)))

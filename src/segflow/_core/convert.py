@@ -60,13 +60,15 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
 
 
 def _floats_for_integer_hint(value, hint):
-    """True when Python floats would be cast to an integer or bool preferred dtype: TF refuses that
+    """True when Python floats (or bools) would be cast to an integer preferred dtype: TF refuses that
     conversion (`Expected int32, got 1.0 of type 'float'`) and falls back to the value's own dtype,
     so `scatter_nd([[1.0]], ...)` reports float indices instead of silently using index 1."""
     hint = dtypes.as_dtype(hint)
-    if not (hint.is_integer or hint.is_bool) or isinstance(value, (int, bool)):
+    if not (hint.is_integer or hint.is_bool):
         return False
-    if isinstance(value, float):
+    # floats never become integers or bools; bools never become integers (True is no index)
+    refused = (float, complex) if hint.is_bool else (float, complex, bool)
+    if isinstance(value, refused):
         return True
     if isinstance(value, (list, tuple)):
         stack = list(value)
@@ -74,7 +76,7 @@ def _floats_for_integer_hint(value, hint):
             v = stack.pop()
             if isinstance(v, (list, tuple)):
                 stack.extend(v)
-            elif isinstance(v, (float, complex)):
+            elif isinstance(v, refused):
                 return True
     return False
 
