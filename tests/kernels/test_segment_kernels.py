@@ -235,15 +235,15 @@ def test_float32_sums_accumulate_wide():
 @pytest.fixture
 def small_thresholds(monkeypatch):
     """Sends small inputs through the multi-chunk, multi-thread code paths."""
-    monkeypatch.setattr(seg, "_SMALL", 1)
+    monkeypatch.setattr(seg.plan, "_SMALL", 1)
 
 
 @pytest.mark.parametrize("strategy", ["private", "bucketed", "runs"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64], ids=str)
 def test_strategies_against_reference(strategy, dtype, small_thresholds, monkeypatch):
     if strategy == "bucketed":
-        monkeypatch.setattr(seg, "_PRIVATE_MAX_BYTES", 0)
-        monkeypatch.setattr(seg, "_BUCKET_BYTES", 64)
+        monkeypatch.setattr(seg.plan, "_PRIVATE_MAX_BYTES", 0)
+        monkeypatch.setattr(seg.plan, "_BUCKET_BYTES", 64)
     rng = np.random.default_rng(3)
     dtype = np.dtype(dtype)
     for n, tail, nseg in [(400, (), 7), (600, (5,), 20), (50, (2, 3), 200), (1, (), 3)]:
@@ -275,8 +275,8 @@ def bits(a):
 @pytest.mark.parametrize("strategy", ["private", "bucketed", "runs"])
 def test_results_do_not_depend_on_thread_count(strategy, small_thresholds, monkeypatch):
     if strategy == "bucketed":
-        monkeypatch.setattr(seg, "_PRIVATE_MAX_BYTES", 0)
-        monkeypatch.setattr(seg, "_BUCKET_BYTES", 256)
+        monkeypatch.setattr(seg.plan, "_PRIVATE_MAX_BYTES", 0)
+        monkeypatch.setattr(seg.plan, "_BUCKET_BYTES", 256)
     rng = np.random.default_rng(5)
     for tail, nseg in [((), 50), ((4,), 300)]:
         ids = rng.integers(-1, nseg, size=5000)
@@ -514,12 +514,12 @@ def test_numpy_fallback_matches_reference(monkeypatch):
     ints = rng.integers(-5, 5, size=(10, 3)).astype(np.uint16)
     keep = IDS >= 0
     for kind in UNSORTED_KINDS:
-        plan = seg._Plan(kind, UNSORTED_KINDS, data.dtype)
+        plan = seg.plan.Plan(kind, "unsorted", data.dtype)
         init, fill = plan.start_and_fill(sorted_rule=False)
-        out = seg._numpy_reduce(plan.op, plan.scale, data[keep], IDS[keep], 6, init, fill,
-                                np.float64)
+        out = seg.api._numpy_reduce(plan.op, plan.scale, data[keep], IDS[keep], 6, init, fill,
+                                    np.float64)
         assert_matches(out, ref_unsorted(kind, data, IDS, 6))
-    monkeypatch.setattr(seg, "HAVE_NUMBA", False)
+    monkeypatch.setattr(seg.plan, "HAVE_NUMBA", False)
     for kind in UNSORTED_KINDS:
         assert_matches(seg.unsorted_segment_reduce(kind, data, IDS, 6),
                        ref_unsorted(kind, data, IDS, 6))

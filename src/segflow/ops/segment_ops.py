@@ -1,7 +1,7 @@
 """The segment-reduction family: unsorted, sorted and sparse segment reductions, and bincount.
 
 Each op is one `register_op` call; kin ops share an inference function and differ in name and
-kernel (kernels/segment.py). Gradients are in segment_grad.py.
+kernel (kernels/segment/). Gradients are in segment_grad.py.
 
 - Unsorted (UnsortedSegment{Sum,Prod,Max,Min,Mean,SqrtN}): ids of any shape that is a prefix of
   data's shape, in any order; negative ids drop their rows; `num_segments` output rows.

@@ -1,0 +1,93 @@
+"""The checks of the segment reductions' ids, indices and counts, and their error messages.
+
+One compiled pass (`loops.check_span` / `loops.check_ids`) reads the ids once: how many are out of
+range, how many descents, the largest. Only when it finds a problem are the bad positions looked
+up, and the error is raised in the shared wording of kernels/ids.py ("segment_ids[i] = v is out
+of range [0, n)", "... has dtype float32; ... must be int32 or int64"). The sorted ops' own
+messages ("segment ids are not increasing: ...", "... is negative") are raised here.
+"""
+import numpy as np
+
+from segflow.kernels import ids as _ids
+from segflow.kernels._common import BadInput
+from segflow.kernels.segment.loops import check_ids, check_span
+from segflow.kernels.segment.plan import _thread_limit, check_chunks
+
+NO_LOWER = -(1 << 63)           # lower bound for unsorted ids: negatives are allowed (dropped)
+
+
+def as_ids(ids, name="segment_ids"):
+    """`ids` as a C-contiguous int32/int64 array: other integer dtypes (and empty float arrays,
+    as `[]` makes) become int64; anything else raises the shared dtype error."""
+    ids = np.asarray(ids)
+    if ids.dtype not in _ids.INDEX_DTYPES:
+        if ids.dtype.kind not in "iu" and not (ids.size == 0 and ids.dtype.kind == "f"):
+            _ids.check_index_dtype(ids, name)   # raises
+        ids = ids.astype(np.int64)
+    # (np.ascontiguousarray would turn 0-d ids, valid for 0-d data, into shape (1,).)
+    return ids if ids.flags.c_contiguous else np.ascontiguousarray(ids)
+
+
+def as_count(value, name):
+    value = np.asarray(value)
+    if value.ndim != 0 or value.dtype.kind not in "iu":
+        raise BadInput(name, f"must be an integer scalar, got {value!r}")
+    value = int(value)
+    if value < 0:
+        raise BadInput(name, f"{name} = {value} must not be negative")
+    return value
+
+
+def _numpy_check_ids(ids, lo, hi):
+    """`loops.check_span` over all the flat ids, in NumPy."""
+    ids = ids.reshape(-1)
+    if ids.size == 0:
+        return 0, 0, -(1 << 62)
+    nbad = np.count_nonzero((ids < lo) | (ids >= hi))
+    return int(nbad), int(np.count_nonzero(ids[1:] < ids[:-1])), int(ids.max())
+
+
+def stats(ids, lo, hi, nt):
+    """(number of ids outside [lo, hi), number of descents, max id) over the flat ids."""
+    chunks = check_chunks(ids.size, nt)
+    if chunks == 0:
+        return _numpy_check_ids(ids, lo, hi)
+    if chunks == 1:
+        return check_span(ids, lo, hi, 0, ids.size)
+    with _thread_limit(nt):
+        found = check_ids(ids, lo, hi, chunks)
+    return int(found[:, 0].sum()), int(found[:, 1].sum()), int(found[:, 2].max())
+
+
+def raise_out_of_range(name, ids, lo, hi):
+    """Raises the shared out-of-range error for the first of `ids` outside [lo, hi); lo is 0 or
+    NO_LOWER (negative ids are dropped, never out of range)."""
+    if lo < 0:
+        ids = np.where(ids < 0, 0, ids)
+    _ids.check_in_range(ids, 0, hi, name)
+    raise AssertionError(f"{name}: the id check found an id out of range [0, {hi}), NumPy none")
+
+
+def check_range(ids, lo, hi, nt, name="segment_ids"):
+    """Raises unless every one of `ids` (any shape) is in [lo, hi); returns the number of
+    descents of the flat ids (0: they are non-decreasing)."""
+    nbad, ndesc, _ = stats(ids if ids.ndim == 1 else ids.reshape(-1), lo, hi, nt)
+    if nbad:
+        raise_out_of_range(name, ids, lo, hi)
+    return ndesc
+
+
+def check_sorted(ids, num_segments, nt, derived):
+    """Ids must be non-decreasing and in [0, num_segments). With `derived` (num_segments taken
+    from the last id) a descent is the error to report; otherwise the first bad position is."""
+    nbad, ndesc, _ = stats(ids, 0, num_segments, nt)
+    if not (nbad or ndesc):
+        return
+    descent = int(np.flatnonzero(ids[1:] < ids[:-1])[0]) + 1 if ndesc else ids.size
+    bad = int(np.flatnonzero((ids < 0) | (ids >= num_segments))[0]) if nbad else ids.size
+    if ndesc and (derived or descent <= bad):
+        raise BadInput("segment_ids", f"segment ids are not increasing: segment_ids[{descent}] ="
+                                      f" {ids[descent]} follows {ids[descent - 1]}")
+    if ids[bad] < 0:
+        raise BadInput("segment_ids", f"segment_ids[{bad}] = {ids[bad]} is negative")
+    raise_out_of_range("segment_ids", ids, 0, num_segments)

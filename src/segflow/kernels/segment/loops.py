@@ -1,0 +1,438 @@
+"""The compiled loops of the segment reductions: `@njit(cache=True, nogil=True)` functions only.
+
+What they compute is chosen in plan.py (dtypes, strategy, threads) and called from api.py. Data
+reaches them as float32, float64 or int64 and ids as int32 or int64, already checked (no loop here
+checks bounds). The combine rule is a run-time argument `op`: one of the codes below, named by each
+row of plan.KINDS; `scale` (0, 1 or 2) says how a finished segment is divided by its row count.
+A new combine rule is a new code here plus its branch in `_combine` and `_combine_rows`.
+
+- `check_span` / `check_ids`: one read of the ids: how many are out of range, how many descents,
+  the largest (serial / parallel over chunks).
+- `runs_block` / `runs`: the run-length reduction of non-decreasing ids (sorted ops, sparse ops,
+  unsorted ops fed sorted ids). Each output row is written once, gaps get the fill value; long
+  runs are found by galloping and summed with four accumulators, short runs with D == 1 take a
+  branch-free loop. `runs` gives threads blocks of rows cut at run starts, so every segment is
+  reduced by one thread in row order: bit-identical whatever the thread count.
+- `private_span` / `private_finish` / `scatter_private`: random ids, small S*D: a fixed number of
+  row chunks (set by the shape, never by the thread count), each with private accumulators,
+  combined in chunk order.
+- `scatter_bucketed`: random ids, large S*D: a stable parallel partition of the rows into buckets
+  of 2**shift segments, then one thread per bucket reduces its rows in row order in accumulators
+  that fit in cache and writes them once. D == 1 moves values, D > 1 row numbers.
+- `count_span` / `count_ids`: rows per segment.
+
+Numba caches the compiled code next to this file (`cache=True`); the codes are module constants
+here, so a change to them changes this file and invalidates that cache.
+"""
+import numpy as np
+
+from segflow.kernels._common import HAVE_NUMBA, njit, prange
+
+# Combine rules (the `code` of plan.KINDS rows). MEAN and SQRT_N are SUM with `scale` 1 or 2.
+SUM, PROD, MAX, MIN = 0, 1, 2, 3
+
+if HAVE_NUMBA:
+    from numba import types
+    from numba.extending import overload
+
+    def _finish(scale, v, count):
+        """v, or v / count (scale 1), or v / sqrt(count) (scale 2); v when count == 0."""
+
+    @overload(_finish)
+    def _finish_impl(scale, v, count):
+        if isinstance(v, types.Integer):  # mean and sqrt_n are refused for integers
+            return lambda scale, v, count: v
+
+        def impl(scale, v, count):
+            if scale == 0 or count == 0:
+                return v
+            if scale == 1:
+                return v / count
+            return v / np.sqrt(np.float64(count))
+        return impl
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _combine(op, a, b):
+    """a (+|*|max|min) b for real a, b; max and min propagate NaN."""
+    if op == SUM:
+        return a + b
+    if op == PROD:
+        return a * b
+    if op == MAX:
+        return b if (b > a) | (b != b) else a
+    return b if (b < a) | (b != b) else a
+
+
+@njit(cache=True, nogil=True)
+def check_span(ids, lo, hi, a, b):
+    """Over ids[a:b]: (count outside [lo, hi), count of descents ids[i] < ids[i-1], max or -2**62).
+    Loops run over views from 0 (no wraparound checks), so they vectorise."""
+    xs = ids[a:b]
+    nbad = 0
+    top = -(1 << 62)
+    for i in range(xs.shape[0]):
+        v = xs[i]
+        nbad += (v < lo) | (v >= hi)
+        top = max(top, v)
+    ys = ids[max(a, 1) - 1:b]
+    ndesc = 0
+    for i in range(1, ys.shape[0]):
+        ndesc += ys[i] < ys[i - 1]
+    return nbad, ndesc, top
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def check_ids(ids, lo, hi, nchunks):
+    """`check_span` over `nchunks` chunks in parallel: one (nbad, ndesc, max) row per chunk."""
+    n = ids.shape[0]
+    stats = np.zeros((nchunks, 3), np.int64)
+    for c in prange(nchunks):
+        nbad, ndesc, top = check_span(ids, lo, hi, n * c // nchunks, n * (c + 1) // nchunks)
+        stats[c, 0] = nbad
+        stats[c, 1] = ndesc
+        stats[c, 2] = top
+    return stats
+
+
+@njit(cache=True, nogil=True)
+def _run_start(ids, i):
+    """The first position of the run of equal (non-decreasing) ids that holds position i."""
+    lo = 0
+    hi = i
+    v = ids[i]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ids[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _run_end(xs, i):
+    """The first position after i whose id differs from xs[i] (xs non-decreasing): a short
+    linear look, then galloping and bisection, so long runs cost O(log length)."""
+    m = xs.shape[0]
+    s = xs[i]
+    j = i + 1
+    limit = min(i + 8, m)
+    while j < limit and xs[j] == s:
+        j += 1
+    if j < limit or j == m:
+        return j
+    lo = j  # xs[lo - 1] == s
+    step = 8
+    hi = lo + step
+    while hi < m and xs[hi] == s:
+        lo = hi + 1
+        step *= 2
+        hi = lo + step
+    hi = min(hi, m)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if xs[mid] == s:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _reduce_span(op, v, col, i, j):
+    """v combined with col[i:j]; sums use four accumulators (a fixed order: no thread effect)."""
+    if op != SUM or j - i < 16:
+        for k in range(i, j):
+            v = _combine(op, v, col[k])
+        return v
+    zero = v - v
+    s0 = v
+    s1 = zero
+    s2 = zero
+    s3 = zero
+    k = i
+    while k + 4 <= j:
+        s0 += col[k]
+        s1 += col[k + 1]
+        s2 += col[k + 2]
+        s3 += col[k + 3]
+        k += 4
+    while k < j:
+        s0 += col[k]
+        k += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _combine_rows(op, acc, s, data, r):
+    """acc[s, k] = acc[s, k] (op) data[r, k] for every k: one plain loop per op, inlined into
+    the caller (a call, or a branch on op inside the loop, keeps these from vectorising)."""
+    D = acc.shape[1]
+    if op == SUM:
+        for k in range(D):
+            acc[s, k] += data[r, k]
+    elif op == PROD:
+        for k in range(D):
+            acc[s, k] *= data[r, k]
+    elif op == MAX:
+        for k in range(D):
+            a = acc[s, k]
+            b = data[r, k]
+            acc[s, k] = b if (b > a) | (b != b) else a
+    else:
+        for k in range(D):
+            a = acc[s, k]
+            b = data[r, k]
+            acc[s, k] = b if (b < a) | (b != b) else a
+
+
+@njit(cache=True, nogil=True)
+def runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
+    """The rows a..b-1 (cut at run starts) of `runs`: writes segments ids[a-1]+1 .. ids[b-1],
+    and up to the last segment if `last`."""
+    S = out.shape[0]
+    D = out.shape[1]
+    gathered = order.shape[0] > 0
+    init0 = init[0]
+    fill0 = fill[0]
+    prev = -1
+    if a > 0 and ids[a - 1] > prev:
+        prev = ids[a - 1]
+    xs = ids[a:b]
+    m = xs.shape[0]
+    perm = order[a:b]
+    rows = data if gathered else data[a:b]
+    if D == 1 and ids.shape[0] < 16 * S:
+        # Short runs: a data-dependent branch per run would be mispredicted, so each row stores
+        # its run's running result (the run's last store is the answer) over pre-filled rows.
+        top = xs[m - 1] if m > 0 else prev
+        for g in range(prev + 1, S if last else top + 1):
+            out[g, 0] = fill0
+        v = init0
+        count = 0
+        before = -(1 << 62)
+        for i in range(m):
+            s = xs[i]
+            new = s != before
+            v = _combine(op, init0 if new else v, rows[perm[i] if gathered else i, 0])
+            count = (0 if new else count) + 1
+            if s >= 0:
+                out[s, 0] = _finish(scale, v, count)
+            before = s
+        return
+    acc = np.empty((1, D), init.dtype)
+    col = rows[:, 0] if D == 1 else rows[:0, 0]
+    i = 0
+    while i < m:
+        s = xs[i]
+        j = _run_end(xs, i)
+        if s >= 0:
+            for g in range(prev + 1, s):
+                for k in range(D):
+                    out[g, k] = fill0
+            if D == 1 and not gathered:
+                out[s, 0] = _finish(scale, _reduce_span(op, init0, col, i, j), j - i)
+            elif D == 1:
+                v = init0
+                for r in range(i, j):
+                    v = _combine(op, v, rows[perm[r], 0])
+                out[s, 0] = _finish(scale, v, j - i)
+            else:
+                for k in range(D):
+                    acc[0, k] = init0
+                for r in range(i, j):
+                    _combine_rows(op, acc, 0, rows, perm[r] if gathered else r)
+                for k in range(D):
+                    out[s, k] = _finish(scale, acc[0, k], j - i)
+            prev = s
+        i = j
+    if last:
+        for g in range(prev + 1, S):
+            for k in range(D):
+                out[g, k] = fill0
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def runs(op, scale, data, order, ids, init, fill, out, nt):
+    """out[s] = reduce of the rows with id s, ids non-decreasing (negative ids lead and are
+    dropped), rows data[order[i]] if order is non-empty else data[i]; empty segments get fill.
+    Threads take blocks of rows cut at run starts, so each segment is one thread's work."""
+    n = ids.shape[0]
+    bounds = np.zeros(nt + 1, np.int64)
+    bounds[nt] = n
+    for t in range(1, nt):
+        bounds[t] = _run_start(ids, n * t // nt) if n > 0 else 0
+    for t in prange(nt):
+        runs_block(op, scale, data, order, ids, init, fill, out, bounds[t], bounds[t + 1],
+                    t == nt - 1)
+
+
+@njit(cache=True, nogil=True)
+def private_span(op, scale, data, ids, a, b, part, count):
+    """part[ids[i]] (op)= data[i] for i in a..b-1 with ids[i] >= 0; counts rows if scale."""
+    xs = ids[a:b]
+    D = part.shape[1]
+    if D == 1:
+        col = data[a:b, 0]
+        acc = part[:, 0]
+        if op == SUM:
+            for i in range(xs.shape[0]):
+                s = xs[i]
+                if s >= 0:
+                    acc[s] += col[i]
+        else:
+            for i in range(xs.shape[0]):
+                s = xs[i]
+                if s >= 0:
+                    acc[s] = _combine(op, acc[s], col[i])
+    else:
+        rows = data[a:b]
+        for i in range(xs.shape[0]):
+            s = xs[i]
+            if s >= 0:
+                _combine_rows(op, part, s, rows, i)
+    if scale != 0:
+        for i in range(xs.shape[0]):
+            s = xs[i]
+            if s >= 0:
+                count[s] += 1
+
+
+@njit(cache=True, nogil=True)
+def private_finish(op, scale, parts, counts, out, s0, s1):
+    """out[s] = the chunks' partial results for s combined in chunk order, s in s0..s1-1,
+    folded into parts[0] a chunk at a time over flat (1, m) views so that the loops vectorise."""
+    nparts = parts.shape[0]
+    D = out.shape[1]
+    m = (s1 - s0) * D
+    first = parts[0].reshape(-1)[s0 * D:s1 * D].reshape(1, m)
+    for c in range(1, nparts):
+        _combine_rows(op, first, 0, parts[c].reshape(-1)[s0 * D:s1 * D].reshape(1, m), 0)
+    flat = out.reshape(-1)[s0 * D:s1 * D]
+    if scale == 0:
+        for k in range(m):
+            flat[k] = first[0, k]
+        return
+    for s in range(s1 - s0):
+        count = 0
+        for c in range(nparts):
+            count += counts[c, s0 + s]
+        for k in range(D):
+            flat[s * D + k] = _finish(scale, first[0, s * D + k], count)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def scatter_private(op, scale, data, ids, parts, counts, out, nt):
+    """out[s] = reduce of the rows with id s (checked ids, negatives dropped): each of the
+    len(parts) fixed row chunks accumulates in its own parts[c] (pre-filled with the start
+    value; counts[c] when scale), then the chunks are combined in chunk order."""
+    n = ids.shape[0]
+    S = out.shape[0]
+    nparts = parts.shape[0]
+    for c in prange(nparts):
+        private_span(op, scale, data, ids, n * c // nparts, n * (c + 1) // nparts, parts[c],
+                      counts[c])
+    for t in prange(nt):
+        private_finish(op, scale, parts, counts, out, S * t // nt, S * (t + 1) // nt)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks):
+    """out[s] = reduce of the rows with id s (checked ids, negatives dropped): rows are
+    partitioned, stably, into buckets of 2**shift segments; each bucket is reduced in row order
+    by one thread in accumulators that fit in cache and written once."""
+    n = ids.shape[0]
+    S = out.shape[0]
+    D = out.shape[1]
+    width = 1 << shift
+    nb = ((S - 1) >> shift) + 1 if S > 0 else 0
+    hist = np.zeros((nchunks, nb + 1), np.int64)
+    for c in prange(nchunks):
+        h = hist[c]
+        xs = ids[n * c // nchunks:n * (c + 1) // nchunks]
+        for i in range(xs.shape[0]):
+            s = xs[i]
+            if s >= 0:
+                h[s >> shift] += 1
+    # chunk c's rows of bucket b go to offsets[c, b] onwards: bucket-major, chunk order within
+    offsets = np.empty((nchunks, nb + 1), np.int64)
+    bstart = np.empty(nb + 1, np.int64)
+    pos = 0
+    for bk in range(nb):
+        bstart[bk] = pos
+        for c in range(nchunks):
+            offsets[c, bk] = pos
+            pos += hist[c, bk]
+    bstart[nb] = pos
+    local = np.empty(pos, np.int32)
+    values = np.empty(pos if D == 1 else 0, data.dtype)
+    where = np.empty(0 if D == 1 else pos, np.int64)
+    for c in prange(nchunks):
+        cur = offsets[c]
+        a = n * c // nchunks
+        xs = ids[a:n * (c + 1) // nchunks]
+        col = data[a:a + xs.shape[0], 0] if D == 1 else data[0:0, 0]
+        for i in range(xs.shape[0]):
+            s = xs[i]
+            if s >= 0:
+                bk = s >> shift
+                p = cur[bk]
+                cur[bk] = p + 1
+                local[p] = s & (width - 1)
+                if D == 1:
+                    values[p] = col[i]
+                else:
+                    where[p] = a + i
+    for bk in prange(nb):
+        base = bk << shift
+        w = min(width, S - base)
+        acc = np.full((w, D), init[0])
+        counts = np.zeros(w if scale != 0 else 0, np.int64)
+        p0 = bstart[bk]
+        ls = local[p0:bstart[bk + 1]]
+        if D == 1:
+            vs = values[p0:bstart[bk + 1]]
+            col = acc[:, 0]
+            if op == SUM:
+                for p in range(ls.shape[0]):
+                    col[ls[p]] += vs[p]
+            else:
+                for p in range(ls.shape[0]):
+                    l = ls[p]
+                    col[l] = _combine(op, col[l], vs[p])
+        else:
+            ws = where[p0:bstart[bk + 1]]
+            for p in range(ls.shape[0]):
+                _combine_rows(op, acc, ls[p], data, ws[p])
+        if scale != 0:
+            for p in range(ls.shape[0]):
+                counts[ls[p]] += 1
+        for l in range(w):
+            count = counts[l] if scale != 0 else 0
+            for k in range(D):
+                out[base + l, k] = _finish(scale, acc[l, k], count)
+
+
+@njit(cache=True, nogil=True)
+def count_span(ids, a, b, counts):
+    """counts[s] += 1 for each id s >= 0 in ids[a:b] (ids already checked)."""
+    xs = ids[a:b]
+    for i in range(xs.shape[0]):
+        s = xs[i]
+        if s >= 0:
+            counts[s] += 1
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def count_ids(ids, S, nparts):
+    """Rows per id in [0, S), negatives dropped (ids already checked), int64, in parallel."""
+    n = ids.shape[0]
+    parts = np.zeros((nparts, S), np.int64)
+    for c in prange(nparts):
+        count_span(ids, n * c // nparts, n * (c + 1) // nparts, parts[c])
+    out = parts[0].copy()
+    for c in range(1, nparts):
+        out += parts[c]
+    return out
+

@@ -1,0 +1,304 @@
+"""What each segment reduction computes and how: the kind table, the dtype plan, the strategy.
+
+`KINDS` holds one row per reduction kind; everything kind-specific (the combine rule, start and
+fill values, allowed dtypes, how complex and uint64 data are handled, which entry points offer
+it) is read from its row. Adding a kind is adding a row (and, for a new combine rule, its code
+and branch in loops.py).
+
+The dtype plan (`Plan`): compiled loops see data of three dtypes (float32, float64, int64) and ids
+int32/int64, which keeps specializations (and cold compile time) few. float16/bfloat16 are
+widened to float32 and smaller integers to int64 before the loop; uint64 is viewed as int64 (sums
+and products wrap alike) or sign-flipped for kinds that compare (max, min); complex sums run on
+the (re, im) float pairs, complex products take the NumPy path. float32 sums accumulate in
+float64 (`accumulate="wide"`, the default) as they are read, never converting the data first.
+
+The strategy (`reduce_strategy`, `check_chunks`, `count_parts`), chosen by shape and by what the
+first pass over the ids found: non-decreasing ids take the run-length loops; random ids take
+fixed-chunk private accumulators when S*D is small, else the bucket partition; inputs below
+`_SMALL` elements run the serial loops (a parallel launch costs more than they do); without
+Numba everything takes the NumPy path. Thread counts never change results.
+"""
+import functools
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from segflow.kernels._common import HAVE_NUMBA, BadInput, accumulator_dtype, parallel_launch
+from segflow.kernels.segment.loops import MAX, MIN, PROD, SUM
+
+try:
+    import ml_dtypes
+    _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover
+    ml_dtypes = None
+    _BFLOAT16 = None
+
+_SMALL = 1 << 15          # below this many elements, run on one thread with one chunk
+_PRIVATE_MAX_BYTES = 2 << 20   # per-chunk accumulators of random-id scatters stay under this
+_BUCKET_BYTES = 1 << 20        # accumulators of one bucket (about one core's L2)
+_MAX_PARTS = 8                 # fixed row chunks of the private scatter (thread-independent)
+_BUCKET_MIN_THREADS_1D = 4     # D == 1 buckets beat a serial scatter only with this many threads
+
+_SIGN = np.int64(-(1 << 63))     # uint64 ^ sign bit, viewed as int64, keeps the order
+
+
+# ----------------------------------------------------------------------------- the kinds
+
+def _is_float_like(dtype):
+    return dtype.kind in "fc" or dtype == _BFLOAT16
+
+
+def _extremes(dtype):
+    """(lowest finite, highest finite) of `dtype`."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+    else:
+        info = ml_dtypes.finfo(dtype) if dtype == _BFLOAT16 else np.finfo(dtype)
+    return info.min, info.max
+
+
+def _zero(dtype):
+    return 0
+
+
+def _one(dtype):
+    return 1
+
+
+def _lowest(dtype):
+    return _extremes(dtype)[0]
+
+
+def _highest(dtype):
+    return _extremes(dtype)[1]
+
+
+def _below_all(dtype):
+    return -np.inf if _is_float_like(dtype) else _lowest(dtype)
+
+
+def _above_all(dtype):
+    return np.inf if _is_float_like(dtype) else _highest(dtype)
+
+
+class Kind(NamedTuple):
+    """One reduction kind."""
+    name: str
+    code: int            # the loops' combine rule: loops.SUM, PROD, MAX or MIN
+    combine: np.ufunc    # the same rule for the NumPy path (`ufunc.at`)
+    scale: int           # a finished segment of n rows: 0 as is, 1 divided by n, 2 by sqrt(n)
+    identity: Callable   # dtype -> TF's start of unsorted segments, and what empty ones hold
+    start: Callable      # dtype -> the start of sorted segments (never empty: may be +-inf)
+    gap: int             # what segments missing from sorted ids hold
+    dtypes: str          # data dtypes: "i" integers, "f" floating (with bfloat16), "c" complex
+    complex_via: str     # complex data: "pairs" (float (re, im) pairs) or "numpy" (NumPy path)
+    wide: bool           # accumulates in accumulator_dtype (float32 in float64) when "wide"
+    ordered: bool        # compares values: uint64 is sign-flipped into int64's order
+    ops: tuple           # entry points offering it: "unsorted", "sorted", "sparse"
+
+
+_U, _S, _P = "unsorted", "sorted", "sparse"
+KINDS = (
+    #    name      code  combine      scale identity  start       gap dtypes complex wide  ordered ops
+    Kind("sum",    SUM,  np.add,      0,    _zero,    _zero,      0, "ifc", "pairs", True,  False, (_U, _S, _P)),
+    Kind("prod",   PROD, np.multiply, 0,    _one,     _one,       1, "ifc", "numpy", True,  False, (_U, _S)),
+    Kind("max",    MAX,  np.maximum,  0,    _lowest,  _below_all, 0, "if",  "",      False, True,  (_U, _S)),
+    Kind("min",    MIN,  np.minimum,  0,    _highest, _above_all, 0, "if",  "",      False, True,  (_U, _S)),
+    Kind("mean",   SUM,  np.add,      1,    _zero,    _zero,      0, "fc",  "pairs", True,  False, (_U, _S, _P)),
+    Kind("sqrt_n", SUM,  np.add,      2,    _zero,    _zero,      0, "fc",  "pairs", True,  False, (_U, _P)),
+)
+_BY_NAME = {k.name: k for k in KINDS}
+COMBINE = {k.code: k.combine for k in KINDS}   # the NumPy path's ufunc of each loop code
+_REAL_ONLY = " and ".join(k.name for k in KINDS if "c" not in k.dtypes)    # "max and min"
+_INEXACT_ONLY = " and ".join(k.name for k in KINDS if "i" not in k.dtypes)  # "mean and sqrt_n"
+
+
+def kind_names(entry):
+    """The kinds `entry` ("unsorted", "sorted" or "sparse") offers, in table order."""
+    return tuple(k.name for k in KINDS if entry in k.ops)
+
+
+def _dtype_class(dtype):
+    """The letter of `Kind.dtypes` that `dtype` belongs to, or "" (bool, object, ...)."""
+    if dtype.kind == "c":
+        return "c"
+    if _is_float_like(dtype):
+        return "f"
+    return "i" if dtype.kind in "iu" else ""
+
+
+# ----------------------------------------------------------------------------- the dtype plan
+
+class Plan:
+    """How data of one dtype is reduced by one kind.
+
+    kind: the `Kind` row; op, scale: its loop code and finishing; cd: the dtype the loops read;
+    acc: the dtype they accumulate in; mode: "" (cast to cd), "pairs" (complex sums as float
+    (re, im) pairs), "bias" (uint64 max/min as sign-flipped int64), or "numpy" (complex prod:
+    the NumPy path).
+    """
+    __slots__ = ("kind", "op", "scale", "dtype", "cd", "acc", "mode", "_starts")
+
+    def __init__(self, kind, entry, dtype, accumulate="wide"):
+        row = _BY_NAME.get(kind) if isinstance(kind, str) else None
+        if row is None or entry not in row.ops:
+            raise ValueError(f"kind must be one of {', '.join(kind_names(entry))}, not {kind!r}")
+        if accumulate not in ("wide", "native"):
+            raise ValueError(f"accumulate must be 'wide' or 'native', not {accumulate!r}")
+        self.kind = row
+        self.op, self.scale = row.code, row.scale
+        self.dtype = dtype
+        self.mode = ""
+        cls = _dtype_class(dtype)
+        if cls not in row.dtypes or not cls:
+            if cls == "c":
+                raise BadInput("data", f"{_REAL_ONLY} are not defined for complex dtype {dtype}")
+            if "i" not in row.dtypes and cls != "f":
+                raise BadInput("data", f"{_INEXACT_ONLY} need a floating or complex dtype, not"
+                                       f" {dtype}")
+            raise BadInput("data", f"dtype {dtype} is not supported by segment reductions")
+        if cls == "c":
+            if row.complex_via == "numpy":
+                self.cd, self.mode = np.dtype(np.complex128), "numpy"
+            else:
+                self.cd = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+                self.mode = "pairs"
+        elif dtype in (np.float16, np.float32) or dtype == _BFLOAT16:
+            self.cd = np.dtype(np.float32)
+        elif dtype == np.float64:
+            self.cd = dtype
+        elif cls == "i":
+            self.cd = np.dtype(np.int64)
+            if dtype == np.uint64 and row.ordered:
+                self.mode = "bias"
+        else:
+            raise BadInput("data", f"dtype {dtype} is not supported by segment reductions")
+        wide = row.wide and accumulate == "wide"
+        self.acc = accumulator_dtype(self.cd) if wide else self.cd
+        unsorted = self.value(row.identity(dtype))
+        self._starts = ((unsorted, unsorted),
+                        (self.value(row.start(dtype)), self.value(row.gap)))
+
+    def rows(self, data, n, D):
+        """data as a C-contiguous (n, D) array of cd ((n, 2D) for complex pairs)."""
+        data = np.ascontiguousarray(data).reshape(n, D)
+        if self.mode == "pairs":
+            return data.view(self.cd)
+        if self.mode == "bias":
+            return data.view(np.int64) ^ _SIGN
+        if data.dtype == np.uint64:
+            return data.view(np.int64)  # sums and products wrap the same in int64
+        return data.astype(self.cd, copy=False)
+
+    def value(self, v):
+        """A fill or start value of the original dtype, as the loops see it."""
+        if self.mode == "bias":
+            return int(np.uint64(v).view(np.int64) ^ _SIGN)
+        return v
+
+    def restore(self, out, shape):
+        """The loops' (S, D) result as an array of the original dtype and `shape`."""
+        if self.mode == "pairs":
+            out = out.view(self.dtype)
+        elif self.mode == "bias":
+            out = (out ^ _SIGN).view(np.uint64)
+        elif self.dtype == np.uint64:
+            out = out.view(np.uint64)
+        elif out.dtype != self.dtype:
+            out = out.astype(self.dtype)
+        return out.reshape(shape)
+
+    def start_and_fill(self, sorted_rule):
+        """(init, fill): the value each segment's reduction starts from, and what empty ones
+        hold. TF's unsorted ops start from (and leave empty segments at) the kind's identity
+        (max/min: the lowest/highest finite value); its sorted ops start from the exact one
+        (+-inf for floats) and leave gaps at the kind's gap value (0; 1 for prod)."""
+        return self._starts[1 if sorted_rule else 0]
+
+
+@functools.lru_cache(maxsize=512)
+def plan_for(kind, entry, dtype, accumulate="wide"):
+    """The (immutable, shared) Plan for reducing `dtype` by `kind` in `entry`."""
+    return Plan(kind, entry, dtype, accumulate)
+
+
+# ----------------------------------------------------------------------------- strategy
+
+def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
+    """How to reduce n rows of width D (as the loops see them) into num_segments, as
+    (loop, nt, nparts, shift). loop: "numpy", "runs" (nt 1: the serial block), "serial" (a
+    one-thread scatter), "private" (nparts fixed row chunks) or "bucketed" (buckets of 2**shift
+    segments); nt: threads."""
+    if not HAVE_NUMBA or plan.mode == "numpy":
+        return "numpy", 1, 0, 0
+    if n * max(D, 1) < _SMALL:
+        nt = 1
+    if sorted_ids:
+        return "runs", nt, 0, 0
+    nparts = int(min(_MAX_PARTS, max(1, n // (4 * num_segments + 1))))
+    private = num_segments * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts > 1
+    if n * max(D, 1) < _SMALL or nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not private:
+        # One thread (or, for D == 1, too few for the three passes of the partition to pay):
+        # a serial scatter reduces each segment in row order, exactly like the buckets do.
+        return "serial", 1, 0, 0
+    if private:
+        return "private", nt, nparts, 0
+    row_bytes = max(D, 1) * plan.acc.itemsize
+    return "bucketed", nt, 0, max(0, (_BUCKET_BYTES // row_bytes).bit_length() - 1)
+
+
+def check_chunks(size, nt):
+    """Chunks of the pass over `size` ids: 0 (NumPy), 1 (serial) or nt (parallel)."""
+    if not HAVE_NUMBA:
+        return 0
+    return 1 if size < _SMALL or nt == 1 else nt
+
+
+def count_parts(size, num_segments, nt):
+    """Private count arrays for counting `size` ids into num_segments: 0 means NumPy."""
+    if not HAVE_NUMBA:
+        return 0
+    return int(min(nt, max(1, size // (4 * num_segments + (1 << 14)))))
+
+
+# ----------------------------------------------------------------------------- threads
+
+if HAVE_NUMBA:
+    import numba
+
+    def _threads(num_threads):
+        return max(1, int(numba.get_num_threads() if num_threads is None else num_threads))
+
+    class _thread_limit:
+        """Runs the enclosed kernels on at most `n` Numba threads (results never depend on it).
+        Every parallel kernel here launches inside one, so it also holds `parallel_launch()`
+        (serialises launches on a threading layer that is not thread-safe)."""
+
+        def __init__(self, n):
+            self.n = min(n, numba.config.NUMBA_NUM_THREADS)
+
+        def __enter__(self):
+            self.launch = parallel_launch()
+            self.launch.__enter__()
+            try:
+                self.old = numba.get_num_threads()
+                if self.n != self.old:
+                    numba.set_num_threads(self.n)
+            except BaseException:
+                self.launch.__exit__(None, None, None)
+                raise
+
+        def __exit__(self, *exc):
+            try:
+                if self.n != self.old:
+                    numba.set_num_threads(self.old)
+            finally:
+                self.launch.__exit__(*exc)
+else:  # pragma: no cover
+    import contextlib
+
+    def _threads(num_threads):
+        return 1
+
+    def _thread_limit(n):
+        return contextlib.nullcontext()
