@@ -444,3 +444,13 @@ def test_one_hot_memory_is_about_the_output():
     ok = (idx >= 0) & (idx < 1000)
     want[np.flatnonzero(ok), idx[ok]] = 1
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint32, np.uint64, np.int8, np.int64])
+def test_scatter_div_int_extremes_are_exact(dtype):
+    """Big unsigned values stay exact (a loop that mixes uint64 with -1 computes in float64)."""
+    from segflow.kernels import scatter as scatter_kernels
+    info = np.iinfo(dtype)
+    table = np.array([[info.max, 7, info.min]], dtype)
+    scatter_kernels.scatter_rows(table, np.array([0]), np.array([[3, 2, 1]], dtype), "div")
+    np.testing.assert_array_equal(table, np.array([[int(info.max) // 3, 3, int(info.min)]]).astype(dtype))

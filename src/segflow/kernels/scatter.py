@@ -52,7 +52,8 @@ def _scatter_rows_nb(table, rows, updates, how):
 
 @njit(cache=True, nogil=True)
 def _scatter_rows_int_div_nb(table, rows, updates):
-    # unsigned: floor division is division toward zero
+    # unsigned: floor division is division toward zero. (Not merged into the signed loop below: there
+    # Numba unifies uint64 with the int literal -1 as float64, which loses the low bits of big values.)
     d = table.shape[1]
     for i in range(rows.shape[0]):
         r = rows[i]
