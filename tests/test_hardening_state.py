@@ -16,7 +16,9 @@ import segflow as sf
 from segflow import train
 from segflow.client.session import Session
 from segflow.framework import errors, ops
-from segflow.ops import array_ops, embedding_ops, gather_ops, state_ops, variables
+from segflow.ops import array_ops, state_ops
+from segflow.ops import embedding_ops, variables
+from segflow._ops import gather as gather_ops
 
 TABLE = np.arange(24, dtype=np.float32).reshape(6, 4)
 BAD_INDICES = {
@@ -80,7 +82,7 @@ def test_resource_ops_reject_float_indices_in_the_kernel():
     """The kernels check the dtype themselves too: a caller that bypasses apply_op (a Session
     fed through an op whose dtype attr is unchecked) still cannot pass a float index."""
     from segflow.kernels import BadInput
-    from segflow.ops import resource_variable_ops as rvo
+    from segflow._ops import variable as rvo
     v = sf.Variable(TABLE)
     with pytest.raises(BadInput, match=r"indices has dtype float32; indices must be int32 or int64"):
         rvo._resource_gather_kernel(None, v.handle.numpy(), np.array([np.nan], np.float32), sf.float32)
@@ -375,7 +377,7 @@ def test_failed_scatter_changes_nothing(mode, how):
 
 
 def test_session_plan_cache_is_bounded():
-    from segflow.client import session as session_lib
+    from segflow._core import session as session_lib
     g = ops.Graph()
     with g.as_default():
         x = array_ops.placeholder(sf.float32, [])

@@ -11,7 +11,9 @@ import pytest
 import segflow as sf
 from segflow.framework import errors, ops
 from segflow.kernels import BadInput, scatter
-from segflow.ops import gather_ops, shape_ops, state_ops, stitch_ops, variables
+from segflow._ops import gather as gather_ops, shape as shape_ops, stitch as stitch_ops
+from segflow.ops import variables
+from segflow.ops import state_ops
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 I64_MIN = np.iinfo(np.int64).min
@@ -262,7 +264,7 @@ def test_tile_too_big_and_overflow(mode):
 
 
 def test_kernel_memory_error_becomes_resource_exhausted(mode, monkeypatch):
-    from segflow.framework.op_def import lookup_op
+    from segflow._core.apply import lookup_op
 
     def kernel(x):
         np.zeros(2**62, np.int8).sum()       # NumPy's own out-of-memory error

@@ -4,10 +4,13 @@ import numpy as np
 import pytest
 
 from segflow.client import session
-from segflow.eager import backprop, context
-from segflow.framework import constant_op, dtypes, ops, tensor_util
-from segflow.ops import (array_ops, control_flow_ops, data_flow_ops, embedding_ops, gradient_checker, gradients,
-                         math_ops, nn_impl, state_ops, variables)
+from segflow.eager import backprop
+from segflow.eager import context
+from segflow.framework import constant_op
+from segflow.framework import dtypes, ops
+from segflow.framework import tensor_util
+from segflow.ops import array_ops, data_flow_ops, math_ops, nn_impl, state_ops
+from segflow.ops import control_flow_ops, embedding_ops, gradient_checker, gradients, variables
 
 RNG = np.random.default_rng(7)
 

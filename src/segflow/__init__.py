@@ -22,28 +22,30 @@ from segflow.framework.ops import (Graph, Operation, Tensor, IndexedSlices, Inde
                                    NotDifferentiable, NoGradient, no_gradient, get_default_graph, reset_default_graph,
                                    name_scope, device, colocate_with, control_dependencies, convert_to_tensor,
                                    add_to_collection, get_collection, get_collection_ref, GraphKeys)
-from segflow.framework.constant_op import constant
-from segflow.framework.op_def import register_op, apply_op, TensorSpec
-from segflow.framework import tensor_util
+from segflow._ops.constant import constant
+from segflow._core.apply import register_op, apply_op, TensorSpec
+from segflow._core import fold as tensor_util
 from segflow.eager.context import executing_eagerly
-from segflow.eager.backprop import GradientTape
-from segflow.client.session import Session, InteractiveSession
-from segflow.ops.gradients import gradients, hessians, AggregationMethod, UnconnectedGradients
+from segflow._ops.backprop import GradientTape
+from segflow._core.session import Session, InteractiveSession
+from segflow._ops.gradients import gradients, hessians, AggregationMethod, UnconnectedGradients
 from segflow.ops import math_ops, array_ops
 from segflow.ops.math_ops import *  # noqa: F401,F403
 from segflow.ops.array_ops import *  # noqa: F401,F403
 from segflow.ops.math_ops import abs, pow, range, round  # noqa: A001 - TF's names shadow builtins here too
-from segflow.ops.custom_gradient import custom_gradient
-from segflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies  # noqa: F401,A001 - TF's names
-from segflow.ops import variables, state_ops, resource_variable_ops  # noqa: F401
-from segflow.ops.variables import *  # noqa: F401,F403
+from segflow._ops.custom_gradient import custom_gradient
+from segflow._ops.control import group, no_op, tuple, with_dependencies  # noqa: F401,A001 - TF's names
+from segflow._ops import variables, variable as resource_variable_ops  # noqa: F401
+from segflow.ops import state_ops  # noqa: F401
+from segflow._ops.variables import *  # noqa: F401,F403
 from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_update, scatter_add, scatter_sub,  # noqa: F401
                                    scatter_mul, scatter_div, scatter_min, scatter_max, scatter_nd_update,
                                    scatter_nd_add, scatter_nd_sub)
-from segflow.ops.sparse_tensor import SparseTensor
+from segflow._ops.sparse_tensor import SparseTensor
 
 # Gradient registrations come last: *_grad modules import several families.
-from segflow.ops import math_grad as _math_grad, array_grad as _array_grad, nn_grad as _nn_grad  # noqa: F401
+from segflow.ops import math_grad as _math_grad, array_grad as _array_grad  # noqa: F401
+from segflow._ops import nn_grad as _nn_grad  # noqa: F401
 
 newaxis = None
 enable_eager_execution = _context.enable_eager_execution

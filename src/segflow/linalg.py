@@ -1,4 +1,4 @@
 """`sf.linalg` (TensorFlow's `tf.linalg`)."""
-from segflow.ops.linalg_ops import matmul
+from segflow._ops.linalg import matmul
 
 __all__ = ["matmul"]

@@ -7,7 +7,9 @@ import pytest
 import segflow as sf
 from segflow.client import session
 from segflow.framework import errors, ops
-from segflow.ops import array_ops, gradients, math_ops
+from segflow.ops import array_ops, math_ops
+from segflow.framework import op_def
+from segflow.ops import gradients
 
 A = [[1, 2], [3, 4]]
 B = [[6, 7, 8], [9, 10, 11]]
@@ -121,7 +123,7 @@ def test_duplicate_gradient_registration_names_first():
 
 def test_user_op_with_registered_gradient_both_modes(mode):
     # A user-defined op from a Python kernel: y = x ** 3, dy/dx = 3 x^2.
-    if "SegflowTestCube" not in sf.framework.op_def._OPS:
+    if "SegflowTestCube" not in op_def.list_ops():
         sf.register_op("SegflowTestCube", inputs=("x",), attrs={"T": "x"},
                        infer=lambda op, x: [sf.TensorSpec(x.dtype, x.shape)], kernel=lambda x: x ** 3)
 

@@ -266,7 +266,8 @@ def test_reset_default_graph_inside_as_default_raises(g):
 
 
 def test_apply_op_argument_errors_name_the_op(mode):
-    from segflow.framework import errors, op_def
+    from segflow.framework import errors
+    from segflow._core import apply as op_def
     with pytest.raises(errors.InvalidArgumentError, match=r"AddV2: takes 2 inputs \('x', 'y'\), got 1"):
         op_def.apply_op("AddV2", sf.constant(1.0))
     with pytest.raises(errors.InvalidArgumentError, match="AddN: input 'inputs': expects a list"):

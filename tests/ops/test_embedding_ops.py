@@ -6,9 +6,10 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors, ops
-from segflow.ops import (array_ops, math_ops, embedding_ops, variables)
+from segflow.ops import array_ops, math_ops
+from segflow.ops import embedding_ops, variables
 from segflow.eager import backprop
-from segflow.ops.sparse_tensor import SparseTensor, from_dense, to_dense
+from segflow._ops.sparse_tensor import SparseTensor, from_dense, to_dense
 from gradcheck import check_gradients
 
 

@@ -4,7 +4,8 @@ import pytest
 
 import segflow as sf
 from segflow.framework import ops
-from segflow.ops import gradients, gradients_util
+from segflow.ops import gradients
+from segflow.ops import gradients_util
 
 X = np.array([1.0, 2.0], np.float32)
 

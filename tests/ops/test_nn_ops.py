@@ -6,7 +6,8 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import nn_impl, nn_ops
+from segflow.ops import nn_impl
+from segflow.ops import nn_ops
 from gradcheck import check_gradients
 
 RNG = np.random.default_rng(0)

@@ -6,14 +6,15 @@ import pytest
 import segflow as sf
 from segflow.framework import errors
 from segflow.ops import random_ops
+from segflow.framework import random_seed
 
 
 @pytest.fixture(autouse=True)
 def _no_global_seed():
     """Each test starts and ends with no eager global seed."""
-    random_ops.set_seed(None)
+    random_seed.set_seed(None)
     yield
-    random_ops.set_seed(None)
+    random_seed.set_seed(None)
 
 
 # -- distributions and dtypes
@@ -198,14 +199,14 @@ def test_eager_op_seed_without_global_seed_repeats_after_reset():
 
 
 def test_get_seed_rules():
-    assert random_ops.get_seed(None) == (None, None)
-    assert random_ops.get_seed(4) == (random_ops.DEFAULT_GRAPH_SEED, 4)
-    random_ops.set_seed(10)
-    s1, s2 = random_ops.get_seed(None), random_ops.get_seed(None)
+    assert random_seed.get_seed(None) == (None, None)
+    assert random_seed.get_seed(4) == (random_seed.DEFAULT_GRAPH_SEED, 4)
+    random_seed.set_seed(10)
+    s1, s2 = random_seed.get_seed(None), random_ops.get_seed(None)
     assert s1[0] == 10 and s2[0] == 10 and s1[1] != s2[1]
-    assert random_ops.get_seed(3) == (10, 3)
-    random_ops.set_seed(0)
-    assert random_ops.get_seed(0) == (0, 2 ** 31 - 1)
+    assert random_seed.get_seed(3) == (10, 3)
+    random_seed.set_seed(0)
+    assert random_seed.get_seed(0) == (0, 2 ** 31 - 1)
 
 
 # -- gradients
@@ -236,13 +237,13 @@ def test_faces():
         assert hasattr(sf.random, n)
     assert sf.random.normal is sf.random_normal is random_ops.random_normal
     assert sf.random_uniform is random_ops.random_uniform
-    assert sf.set_random_seed is random_ops.set_seed
+    assert sf.set_random_seed is random_seed.set_seed
     assert sf.truncated_normal is random_ops.truncated_normal
 
 
 def test_eager_counter_seeded_ops_keep_no_generators():
     # With a global seed and no op seed every eager call gets a fresh op seed: nothing to keep.
-    from segflow.framework import op_def
+    from segflow._core import apply as op_def
     sf.random.set_seed(3)
     before = len(op_def._EAGER_RESOURCES)
     for _ in range(20):

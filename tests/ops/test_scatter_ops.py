@@ -5,7 +5,8 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import array_ops, scatter_ops
+from segflow.ops import array_ops
+from segflow._ops import scatter as scatter_ops
 from gradcheck import check_gradients
 
 

@@ -8,7 +8,9 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors, ops
-from segflow.ops import gradient_checker, gradient_checker_v2, math_ops, segment_ops, shape_ops
+from segflow.ops import gradient_checker, gradient_checker_v2
+from segflow._ops import segment as segment_ops, shape as shape_ops
+from segflow.ops import math_ops
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = [np.float16, BF16, np.float32, np.float64]

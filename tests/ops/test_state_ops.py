@@ -4,7 +4,8 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import array_ops, state_ops, variables
+from segflow.ops import array_ops, state_ops
+from segflow.ops import variables
 
 
 def _init(mode):

@@ -5,7 +5,8 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import array_ops, data_flow_ops, math_ops, shape_ops
+from segflow.ops import array_ops, data_flow_ops, math_ops
+from segflow._ops import shape as shape_ops
 from gradcheck import check_gradients
 
 

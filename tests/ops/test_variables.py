@@ -6,7 +6,8 @@ import pytest
 
 import segflow as sf
 from segflow.framework import errors, ops
-from segflow.ops import resource_variable_ops, state_ops, variables
+from segflow.ops import resource_variable_ops, variables
+from segflow.ops import state_ops
 
 
 def _init(mode):

@@ -11,7 +11,8 @@ import pytest
 import segflow as sf
 from segflow import train
 from segflow.framework import dtypes, ops
-from segflow.ops import array_ops, control_flow_ops, math_ops, state_ops, variables
+from segflow.ops import array_ops, math_ops, state_ops
+from segflow.ops import control_flow_ops, variables
 from segflow.training import training
 from segflow.training.optimizer import Optimizer
 

@@ -14,8 +14,7 @@ gradient functions (`call_grad_fn`: zeros for missing output gradients, one resu
 `skip_input_indices`, `stop_gradients`, integer and resource tensors, and `unconnected_gradients`.
 """
 from segflow.framework import errors, ops
-from segflow.ops.gradients_util import (UnconnectedGradients, aggregate, call_grad_fn, is_backpropagatable,
-                                        lookup_grad_fn)
+from segflow._core.gradients_util import UnconnectedGradients, aggregate, call_grad_fn, is_backpropagatable, lookup_grad_fn
 
 __all__ = ["backward", "graph_ops_between", "dense_targets", "check_unconnected"]
 

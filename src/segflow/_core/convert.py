@@ -35,7 +35,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         if isinstance(value, EagerTensor) and not (_ctx_shared.all_eager or _ctx_state.eager):
-            from segflow.framework import constant_op
+            from segflow._ops import constant as constant_op
             return constant_op.constant(value.numpy(), name=name)
         return value
     if isinstance(value, IndexedSlices):
@@ -49,7 +49,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
             result = fn(value, dtype=dtype, name=name, as_ref=as_ref)
             if result is not NotImplemented:
                 return result
-    from segflow.framework import constant_op
+    from segflow._ops import constant as constant_op
     hint = preferred_dtype or dtype_hint
     if dtype is None and hint is not None and not _floats_for_integer_hint(value, hint):
         try:

@@ -395,7 +395,7 @@ class Graph:
 
         Warns (on exit) about a map entry that names an unregistered gradient, or that no op used.
         """
-        from segflow.framework import op_def
+        from segflow._core import apply as op_def
         for key, value in op_type_map.items():
             if not isinstance(key, str) or not isinstance(value, str):
                 raise TypeError("gradient_override_map keys and values must be op type strings")

@@ -61,7 +61,7 @@ class IndexedSlices:
 
     @property
     def shape(self):
-        from segflow.framework import tensor_util
+        from segflow._core import fold as tensor_util
         if self._dense_shape is None:
             return tensor_shape.unknown_shape()
         known = tensor_util.constant_value(self._dense_shape)
@@ -101,7 +101,7 @@ _LARGE_DENSE_ELEMENTS = 100_000_000
 
 def _indexed_slices_to_tensor(value, dtype=None, name=None):
     """Densifies an IndexedSlices with unsorted_segment_sum; warns when large or shape unknown."""
-    from segflow.framework import tensor_util
+    from segflow._core import fold as tensor_util
     from segflow.ops import math_ops
     if value.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")

@@ -1,5 +1,5 @@
 """`tensor.Tensor(value)`: the early-eager-API constructor some TF test code uses; an eager constant."""
-from segflow.framework.constant_op import constant
+from segflow._ops.constant import constant
 
 
 def Tensor(value, dtype=None):

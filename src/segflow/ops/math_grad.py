@@ -1,2 +1,2 @@
 """TensorFlow's `math_grad` module name: importing it registers the math families' gradients."""
-from segflow.ops import cwise_grad, linalg_grad, reduction_grad, segment_grad  # noqa: F401
+from segflow._ops import elementwise_grad as cwise_grad, linalg_grad, reduce_grad as reduction_grad, segment_grad  # noqa: F401

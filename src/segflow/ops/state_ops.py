@@ -9,8 +9,8 @@ Scatter indices are validated before anything is written: an index out of range 
 InvalidArgumentError naming the op and the position and leaves the variable unchanged. Duplicate
 indices: add/sub/mul/div/min/max apply every duplicate; update keeps the last one (index order).
 """
-from segflow.ops.resource_variable_ops import ResourceVariable, is_resource_variable, variable_shape  # noqa: F401
-from segflow.ops.variables import (is_variable_initialized, variables_initializer)  # noqa: F401
+from segflow._ops.variable import ResourceVariable, is_resource_variable, variable_shape  # noqa: F401
+from segflow._ops.variables import is_variable_initialized, variables_initializer  # noqa: F401
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_mul",
            "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",

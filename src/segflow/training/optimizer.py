@@ -30,7 +30,7 @@ the variable; `apply_gradients` returns one train op. Eagerly the updates happen
 import inspect
 
 from segflow._core import mode as context
-from segflow.eager import backprop
+from segflow._ops import backprop
 from segflow._core import dtypes
 from segflow.framework import ops
 from segflow.ops import array_ops, math_ops
@@ -53,7 +53,7 @@ def _group(*inputs, name=None):
     """`control_flow_ops.group`: one op that runs `inputs` (graph); None eagerly."""
     if context.executing_eagerly():
         return None
-    from segflow.ops import resource_variable_ops
+    from segflow._ops import variable as resource_variable_ops
     inputs = [_as_op(i) for i in nest.flatten(list(inputs)) if i is not None]
     return resource_variable_ops._group(inputs, name=name)
 
@@ -61,7 +61,7 @@ def _group(*inputs, name=None):
 def _unique(x):
     unique = getattr(array_ops, "unique", None)
     if unique is None:
-        from segflow.ops.stitch_ops import unique
+        from segflow._ops.stitch import unique
     return unique(x)
 
 
@@ -172,7 +172,7 @@ class Optimizer:
             return self._compute_gradients_eager(loss, var_list, grad_loss)
         if callable(loss) and not isinstance(loss, ops.Tensor):
             loss = loss()
-        from segflow.ops import gradients, variables
+        from segflow._ops import gradients, variables
         self._assert_valid_dtypes([loss])
         if grad_loss is not None:
             self._assert_valid_dtypes([grad_loss])
@@ -355,7 +355,7 @@ class Optimizer:
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
-            from segflow.ops import variables
+            from segflow._ops import variables
             with _init_scope(), slot_creator.colocate_with_variable(colocate_with):
                 v = variables.Variable(initial_value, name=name, trainable=False)
             self._non_slot_dict[key] = v

@@ -75,7 +75,7 @@ class _Null:
 
 
 def _make_variable(initial_value, name, dtype):
-    from segflow.ops import variables
+    from segflow._ops import variables
     return variables.Variable(initial_value, trainable=False, name=name, dtype=dtype)
 
 

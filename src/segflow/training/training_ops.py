@@ -22,10 +22,10 @@ import math
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow.framework import ops
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, ids, scatter
 from segflow.kernels import training as training_kernels
-from segflow.ops import resource_variable_ops as rvo
+from segflow._ops import variable as rvo
 
 __all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam", "check_gradient"]
 

@@ -40,7 +40,7 @@ def create_global_step(graph=None):
     graph = graph or ops.get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError("'global_step' already exists.")
-    from segflow.ops import variables
+    from segflow._ops import variables
     if context.executing_eagerly():
         step = variables.Variable(0, trainable=False, name="global_step", dtype=dtypes.int64)
     else:

@@ -9,7 +9,8 @@ import collections
 import numpy as np
 
 from segflow._core import dtypes, shapes as tensor_shape
-from segflow.framework import ops, tensor_util
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
 
 __all__ = ["SparseTensor", "SparseTensorValue", "to_dense", "from_dense", "sparse_tensor_to_dense",
            "is_sparse"]
@@ -99,7 +100,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
 
     The gradient for the values is the dense gradient gathered at the indices.
     """
-    from segflow.ops import scatter_ops, shape_ops
+    from segflow._ops import scatter as scatter_ops, shape as shape_ops
     sp_input = SparseTensor.from_value(sp_input)
     with ops.name_scope(name, "SparseToDense"):
         if default_value is None:
@@ -113,7 +114,7 @@ sparse_tensor_to_dense = to_dense
 
 def from_dense(tensor, name=None):
     """The SparseTensor of the non-zero elements of `tensor` (row-major order)."""
-    from segflow.ops import cwise_ops, gather_ops, shape_ops
+    from segflow._ops import elementwise as cwise_ops, gather as gather_ops, shape as shape_ops
     with ops.name_scope(name, "dense_to_sparse"):
         tensor = ops.convert_to_tensor(tensor)
         zero = shape_ops.zeros_like(tensor)

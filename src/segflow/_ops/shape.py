@@ -4,9 +4,9 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops, tensor_util
-from segflow.framework.op_def import (TensorSpec, _DTypeError, _OpStub as _Stub, apply_op, check_alloc, register_op,
-                                      resource_exhausted)
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
+from segflow._core.apply import TensorSpec, _DTypeError, _OpStub as _Stub, apply_op, check_alloc, register_op, resource_exhausted
 from segflow.kernels import BadInput, ids
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient", "zeros", "ones",
@@ -235,7 +235,7 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
         tensor = ops.convert_to_tensor(tensor)
     out = apply_op("ZerosLike", tensor, name=name)
     if dtype is not None and out.dtype != dtypes.as_dtype(dtype):
-        from segflow.ops.cwise_ops import cast
+        from segflow._ops.elementwise import cast
         out = cast(out, dtype)
     return out
 
@@ -244,7 +244,7 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
     """Ones with the shape (and, unless `dtype` is given, the dtype) of `tensor`."""
     out = apply_op("OnesLike", tensor, name=name)
     if dtype is not None and out.dtype != dtypes.as_dtype(dtype):
-        from segflow.ops.cwise_ops import cast
+        from segflow._ops.elementwise import cast
         out = cast(out, dtype)
     return out
 

@@ -5,8 +5,9 @@ import math
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
+from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, ids
 from segflow.kernels import gather as gather_kernels
 

@@ -2,9 +2,9 @@
 import numpy as np
 
 from segflow.framework import ops
-from segflow.ops import cwise_ops as cw
-from segflow.ops import join_ops as jo
-from segflow.ops import shape_ops as so
+from segflow._ops import elementwise as cw
+from segflow._ops import slicing as jo
+from segflow._ops import shape as so
 
 
 @ops.RegisterGradient("Transpose")
@@ -76,8 +76,8 @@ def _tile_grad(op, grad):
     # Reshape grad to [m0, d0, m1, d1, ...] (each tiled dimension split into copies x size) and sum
     # the copy axes. An IndexedSlices gradient first folds its rows back onto the input's rows.
     from segflow.ops.math_ops import range as range_
-    from segflow.ops.reduction_ops import reduce_sum
-    from segflow.ops.segment_ops import unsorted_segment_sum
+    from segflow._ops.reduce import reduce_sum
+    from segflow._ops.segment import unsorted_segment_sum
     x, multiples = op.inputs
     input_shape = so.shape(x, out_type=multiples.dtype)
     split_shape = so.reshape(jo.transpose(so.stack([multiples, input_shape])), [-1])

@@ -8,7 +8,7 @@ import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow.framework import ops
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 
 __all__ = [
@@ -223,7 +223,7 @@ register_op("Cast", inputs=("x",), attrs={"SrcT": "x"}, infer=_infer_cast, kerne
 
 # -- sum to shape: reduces a broadcast gradient back to an input's shape
 def _infer_sum_to_shape(op, x, shape):
-    from segflow.framework import tensor_util
+    from segflow._core import fold as tensor_util
     return [TensorSpec(x.dtype, tensor_util.constant_value_as_shape(shape))]
 
 
@@ -446,7 +446,7 @@ def select(condition, x, y, name=None):
     if not isinstance(x, ops.Tensor):
         x = ops.convert_to_tensor(x, preferred_dtype=getattr(y, "dtype", None))
     if condition.shape.rank == 1 and x.shape.rank is not None and x.shape.rank > 1:
-        from segflow.ops import shape_ops
+        from segflow._ops import shape as shape_ops
         condition = shape_ops.reshape(condition, [-1] + [1] * (x.shape.rank - 1))
     return apply_op("SelectV2", condition, x, y, name=name)
 
@@ -514,7 +514,7 @@ def imag(input, name=None):
     if not isinstance(input, ops.Tensor):
         input = ops.convert_to_tensor(input)
     if not input.dtype.is_complex:
-        from segflow.ops.shape_ops import zeros_like
+        from segflow._ops.shape import zeros_like
         return zeros_like(input, name=name)
     return apply_op("Imag", input, name=name)
 

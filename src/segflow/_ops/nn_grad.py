@@ -1,10 +1,10 @@
 """Gradients of the ops in nn_ops.py, written with public ops so they differentiate again."""
 from segflow.framework import ops
-from segflow.ops import cwise_ops as cw
-from segflow.ops import join_ops as jo
-from segflow.ops import nn_ops as nn
-from segflow.ops import reduction_ops as ro
-from segflow.ops import shape_ops as so
+from segflow._ops import elementwise as cw
+from segflow._ops import slicing as jo
+from segflow._ops import nn
+from segflow._ops import reduce as ro
+from segflow._ops import shape as so
 
 
 def _dense(grad):

@@ -1,10 +1,10 @@
 """Gradients of scatter_nd and tensor_scatter_nd_update / add / sub."""
 from segflow.framework import ops
-from segflow.ops import cwise_ops as cw
-from segflow.ops import gather_ops
-from segflow.ops import join_ops
-from segflow.ops import scatter_ops
-from segflow.ops import shape_ops as so
+from segflow._ops import elementwise as cw
+from segflow._ops import gather as gather_ops
+from segflow._ops import slicing as join_ops
+from segflow._ops import scatter as scatter_ops
+from segflow._ops import shape as so
 
 
 @ops.RegisterGradient("ScatterNd")
@@ -25,7 +25,7 @@ def _tensor_scatter_sub_grad(op, grad):
 
 
 def _range(n):
-    from segflow.ops.sequence_ops import range as range_
+    from segflow._ops.sequence import range as range_
     return range_(0, n)
 
 

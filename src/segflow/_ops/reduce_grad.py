@@ -1,8 +1,8 @@
 """Gradients of the reductions: the upstream gradient is broadcast back over the reduced axes."""
 from segflow.framework import ops
-from segflow.ops import cwise_ops as cw
-from segflow.ops import reduction_ops as ro
-from segflow.ops import shape_ops as so
+from segflow._ops import elementwise as cw
+from segflow._ops import reduce as ro
+from segflow._ops import shape as so
 
 
 def _spread(grad, op):

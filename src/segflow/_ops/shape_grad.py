@@ -1,7 +1,7 @@
 """Gradients of the ops in shape_ops.py."""
 from segflow.framework import ops
-from segflow.ops import cwise_ops as cw
-from segflow.ops import shape_ops as so
+from segflow._ops import elementwise as cw
+from segflow._ops import shape as so
 
 
 @ops.RegisterGradient("Identity")
@@ -38,13 +38,13 @@ def _broadcast_to_grad(op, grad):
 
 @ops.RegisterGradient("Fill")
 def _fill_grad(op, grad):
-    from segflow.ops.reduction_ops import reduce_sum
+    from segflow._ops.reduce import reduce_sum
     return None, reduce_sum(grad)
 
 
 @ops.RegisterGradient("ConcatV2")
 def _concat_grad(op, grad):
-    from segflow.ops import join_ops
+    from segflow._ops import slicing as join_ops
     values = op.inputs[:-1]
     axis = op.inputs[-1]
     sizes = [so.shape(v) for v in values]
@@ -55,7 +55,7 @@ def _concat_grad(op, grad):
 
 @ops.RegisterGradient("Pack")
 def _pack_grad(op, grad):
-    from segflow.ops import join_ops
+    from segflow._ops import slicing as join_ops
     return join_ops.unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
 
 

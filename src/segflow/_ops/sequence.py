@@ -2,8 +2,9 @@
 import numpy as np
 
 from segflow._core import dtypes, errors
-from segflow.framework import ops, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
+from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 
 __all__ = ["range", "invert_permutation"]
@@ -83,7 +84,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
             dtype = dtypes.float32
         else:
             dtype = dtypes.int32
-    from segflow.ops.cwise_ops import cast
+    from segflow._ops.elementwise import cast
     dtype = dtypes.as_dtype(dtype)
     args = [cast(v, dtype) if isinstance(v, ops.Tensor) else np.asarray(v, dtype=dtype.as_numpy_dtype)
             for v in (start, limit, delta)]

@@ -3,10 +3,11 @@ split, tile, pad. Gradients in join_grad.py."""
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
+from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
-from segflow.ops import shape_ops as so
+from segflow._ops import shape as so
 
 _INDEX = (dtypes.int32, dtypes.int64)
 
@@ -57,7 +58,7 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
         perm = _int_array(perm)
     out = apply_op("Transpose", a, perm, name=name)
     if conjugate:
-        from segflow.ops.cwise_ops import conj
+        from segflow._ops.elementwise import conj
         out = conj(out)
     return out
 
@@ -220,8 +221,8 @@ def slice(input_, begin, size, name=None):
 
 def split_by_shapes(value, shapes, axis):
     """Pieces of `value` along `axis` with the sizes that `shapes` (shape tensors) give on that axis."""
-    from segflow.ops import cwise_ops as cw
-    from segflow.ops.reduction_ops import cumsum
+    from segflow._ops import elementwise as cw
+    from segflow._ops.reduce import cumsum
     sizes = so.stack([s[axis] if isinstance(axis, int) else _gather_scalar(s, axis) for s in shapes])
     starts = cumsum(sizes, exclusive=True)
     rank = so.rank(value)
@@ -236,7 +237,7 @@ def split_by_shapes(value, shapes, axis):
 
 
 def _gather_scalar(s, axis):
-    from segflow.ops.gather_ops import gather
+    from segflow._ops.gather import gather
     return gather(s, axis)
 
 
@@ -340,7 +341,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         elif isinstance(v, (list, tuple)) and any(isinstance(x, ops.Tensor) for x in v):
             wide = any(isinstance(x, ops.Tensor) and x.dtype == dtypes.int64 for x in v)
             dt = dtypes.int64 if wide else dtypes.int32
-            from segflow.ops.cwise_ops import cast
+            from segflow._ops.elementwise import cast
             args.append(so.stack([(x if x.dtype == dt else cast(x, dt)) if isinstance(x, ops.Tensor)
                                   else np.asarray(x, dt.as_numpy_dtype) for x in v]))
         else:
@@ -348,7 +349,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                         else np.asarray(v, dtype=np.int64))
     dts = {a.dtype if isinstance(a, ops.Tensor) else dtypes.from_numpy(a.dtype) for a in args}
     if len(dts) > 1:
-        from segflow.ops.cwise_ops import cast
+        from segflow._ops.elementwise import cast
         args = [cast(a, dtypes.int64) if isinstance(a, ops.Tensor) else a.astype(np.int64) for a in args]
     return apply_op("StridedSlice", input_, *args, begin_mask=begin_mask, end_mask=end_mask,
                     ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask,

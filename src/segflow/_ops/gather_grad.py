@@ -1,14 +1,15 @@
 """Gradients of gather and gather_nd. Axis-0 gather gives an IndexedSlices: the rows of the upstream
 gradient with the gathered indices, never a dense tensor of params' size."""
 from segflow._core import dtypes
-from segflow.framework import ops, tensor_util
-from segflow.ops import cwise_ops as cw
-from segflow.ops import shape_ops as so
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
+from segflow._ops import elementwise as cw
+from segflow._ops import shape as so
 
 
 @ops.RegisterGradient("GatherV2")
 def _gather_grad(op, grad):
-    from segflow.ops import join_ops, segment_ops
+    from segflow._ops import slicing as join_ops, segment as segment_ops
     params, indices, axis = op.inputs
     params_shape = so.shape(params, out_type=dtypes.int64)
     axis_value = tensor_util.constant_value(axis)
@@ -18,7 +19,7 @@ def _gather_grad(op, grad):
         if axis0:
             # Rows grad.indices of the output came from rows indices[grad.indices] of params: the
             # gradient stays sparse (gather of a gather, as in embedding lookups).
-            from segflow.ops.gather_ops import gather
+            from segflow._ops.gather import gather
             rows = gather(indices, grad.indices)
             size = so.reshape(so.size(rows, out_type=dtypes.int64), [1])
             values = so.reshape(grad.values, so.concat([size, params_shape[1:]], 0))
@@ -48,7 +49,7 @@ def _gather_grad(op, grad):
 
 def _batched_gather_grad(op, grad, a, bd):
     # Flatten the batch dims into the index: gather on the flattened params is a plain axis gather.
-    from segflow.ops import join_ops, segment_ops
+    from segflow._ops import slicing as join_ops, segment as segment_ops
     params, indices, _ = op.inputs
     p_shape = so.shape(params, out_type=dtypes.int64)
     rank = params.shape.rank
@@ -76,7 +77,7 @@ def _batched_gather_grad(op, grad, a, bd):
 
 
 def ro_prod(x):
-    from segflow.ops.reduction_ops import reduce_prod
+    from segflow._ops.reduce import reduce_prod
     return reduce_prod(x)
 
 
@@ -87,7 +88,7 @@ def _range(n):
 
 @ops.RegisterGradient("GatherNd")
 def _gather_nd_grad(op, grad):
-    from segflow.ops import scatter_ops
+    from segflow._ops import scatter as scatter_ops
     params, indices = op.inputs
     if op.get_attr("batch_dims"):
         raise NotImplementedError("gather_nd gradient with batch_dims")

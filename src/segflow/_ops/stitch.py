@@ -9,11 +9,11 @@ import collections
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import tensor_util
-from segflow.framework.op_def import TensorSpec, _DTypeError, _OpStub, apply_op, memory_limit, register_op
+from segflow._core import fold as tensor_util
+from segflow._core.apply import TensorSpec, _DTypeError, _OpStub, apply_op, memory_limit, register_op
 from segflow.kernels import BadInput, ids, index_text
 from segflow.kernels import unique as _unique_kernels
-from segflow.ops.shape_ops import check_output_shape
+from segflow._ops.shape import check_output_shape
 
 __all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 

@@ -17,8 +17,9 @@ value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops, tensor_util
-from segflow.framework.op_def import TensorSpec, _DTypeError, _OpStub, apply_op, check_alloc, register_op
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
+from segflow._core.apply import TensorSpec, _DTypeError, _OpStub, apply_op, check_alloc, register_op
 from segflow.kernels import BadInput, segment
 
 __all__ = [
@@ -583,7 +584,7 @@ def _bincount_size(arr, minlength, maxlength):
             raise errors.invalid_input(_OpStub("Bincount", None), "arr", f"max(arr) + 1 = {size} bins do not fit "
                                        "in int64")
         return np.asarray(size, np.int64 if abs(size) >= 2**31 else np.int32)
-    from segflow.ops import cwise_ops as cw, reduction_ops as ro, shape_ops as so
+    from segflow._ops import elementwise as cw, reduce as ro, shape as so
     # In int64: max(arr) + 1 of an int64 arr (or of an int32 arr holding 2**31 - 1) never wraps;
     # max(arr) = 2**63 - 1 gives 2**63 - 1 bins, which only a maxlength makes small enough
     flat = cw.cast(so.reshape(arr, [-1]), dtypes.int64)
@@ -598,7 +599,7 @@ def _bincount_size(arr, minlength, maxlength):
 
 def _as_int64(x, what):
     """minlength / maxlength as an int64 tensor; a value that is not an integer raises."""
-    from segflow.ops import cwise_ops as cw
+    from segflow._ops import elementwise as cw
     if isinstance(x, ops.Tensor):
         if x.dtype not in _INDEX:
             raise errors.InvalidArgumentError(None, None, f"Bincount: input '{what}': must be int32 or int64, "

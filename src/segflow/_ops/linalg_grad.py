@@ -3,9 +3,9 @@ dP = G Q^H and dQ = P^H G; then dA = dP, dP^T or dP^H as A was used plain, trans
 (complex gradients are dL/d conj(A), TF's convention). Batch dimensions that were broadcast are
 summed back to each input's shape."""
 from segflow.framework import ops
-from segflow.ops import cwise_ops as cw
-from segflow.ops import linalg_ops as la
-from segflow.ops.cwise_grad import _unbroadcast
+from segflow._ops import elementwise as cw
+from segflow._ops import linalg as la
+from segflow._ops.elementwise_grad import _unbroadcast
 
 # How an operand enters a product: "" plain, "T" transposed, "H" adjoined, "C" conjugated.
 _TRANSPOSE = {"": "T", "T": "", "H": "C", "C": "H"}   # op(X)^T as an op of X

@@ -2,13 +2,13 @@
 position it was taken from; the indices get none."""
 from segflow._core import dtypes
 from segflow.framework import ops
-from segflow.ops import cwise_ops as cw
-from segflow.ops import scatter_ops
-from segflow.ops import shape_ops as so
+from segflow._ops import elementwise as cw
+from segflow._ops import scatter as scatter_ops
+from segflow._ops import shape as so
 
 
 def _range(start, limit, delta):
-    from segflow.ops.sequence_ops import range as range_
+    from segflow._ops.sequence import range as range_
     return range_(start, limit, delta)
 
 
@@ -16,7 +16,7 @@ def _range(start, limit, delta):
 def _top_k_grad(op, grad, _):
     # Row r of the output took input[r, indices[r, j]]: flatten input to one axis (row offsets
     # r * n) and scatter the gradient there; within a row the indices are distinct.
-    from segflow.ops.reduction_ops import reduce_prod
+    from segflow._ops.reduce import reduce_prod
     input_shape = so.shape(op.inputs[0], out_type=dtypes.int64)
     indices = cw.cast(op.outputs[1], dtypes.int64)
     k = so.shape(indices, out_type=dtypes.int64)[-1]

@@ -8,8 +8,9 @@ build when known, else when run).
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops, tensor_util
-from segflow.framework.op_def import TensorSpec, apply_op, register_op
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
+from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",

@@ -4,9 +4,9 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow.framework import ops
-from segflow.framework.op_def import apply_op, register_op
-from segflow.ops import cwise_ops as cw
-from segflow.ops import shape_ops
+from segflow._core.apply import apply_op, register_op
+from segflow._ops import elementwise as cw
+from segflow._ops import shape as shape_ops
 
 _Eager = ops.EagerTensor
 _state = context._state

@@ -1,17 +1,17 @@
 """Gradients of the stitch family (dynamic_stitch, dynamic_partition); unique has none."""
 from segflow._core import dtypes
 from segflow.framework import ops
-from segflow.ops import cwise_ops as cw
-from segflow.ops import gather_ops
-from segflow.ops import shape_ops as so
-from segflow.ops import stitch_ops
+from segflow._ops import elementwise as cw
+from segflow._ops import gather as gather_ops
+from segflow._ops import shape as so
+from segflow._ops import stitch as stitch_ops
 
 ops.NotDifferentiable("Unique")
 ops.NotDifferentiable("UniqueWithCounts")
 
 
 def _range(start, limit):
-    from segflow.ops.sequence_ops import range as range_
+    from segflow._ops.sequence import range as range_
     return range_(start, limit)
 
 
@@ -22,7 +22,7 @@ def _dynamic_stitch_grad(op, grad):
     # gets grad[indices[i][j]], otherwise 0. `winner` stitches each entry's flat position (its
     # place in the concatenation of all indices) into the output the same way the data was, so an
     # entry won exactly where winner[indices[i][j]] is its own position.
-    from segflow.ops import segment_ops
+    from segflow._ops import segment as segment_ops
     n = len(op.inputs) // 2
     indices = [cw.cast(op.inputs[i], dtypes.int32) if op.inputs[i].dtype != dtypes.int32 else op.inputs[i]
                for i in range(n)]

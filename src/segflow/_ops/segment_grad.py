@@ -8,10 +8,11 @@ same functions (their ids are all non-negative, so the masks are skipped).
 import numpy as np
 
 from segflow._core import dtypes
-from segflow.framework import ops, tensor_util
-from segflow.ops import cwise_ops as cw
-from segflow.ops import segment_ops as sg
-from segflow.ops import shape_ops as so
+from segflow.framework import ops
+from segflow._core import fold as tensor_util
+from segflow._ops import elementwise as cw
+from segflow._ops import segment as sg
+from segflow._ops import shape as so
 
 
 def _dense(grad):
@@ -20,7 +21,7 @@ def _dense(grad):
 
 
 def _gather(params, ids):
-    from segflow.ops.gather_ops import gather
+    from segflow._ops.gather import gather
     return gather(params, ids)
 
 

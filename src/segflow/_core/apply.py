@@ -1,0 +1,537 @@
+"""Ops defined once: `register_op` names an op's inputs, attrs, inference and kernel; `apply_op` runs
+it eagerly or adds it to the default graph.
+
+    register_op("UnsortedSegmentSum",
+                inputs=("data", "segment_ids", "num_segments"),
+                attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
+                infer=_infer_unsorted_segment, kernel=segment.unsorted_sum)
+
+- inputs: names in order; a name ending in "*" takes a list of tensors (AddN, ConcatV2, Pack).
+- attrs: dtype attrs, each taken from the inputs it names (a name or a tuple of names that must
+  share one dtype); `allowed` limits them to some dtypes.
+- defaults: static attrs (transpose_a=False, ...) passed to the kernel as keyword arguments.
+- infer(op, *inputs, **static_attrs): inputs are Tensors (graph) with .dtype, .shape and
+  `tensor_util.constant_value`; returns [TensorSpec(dtype, shape), ...] or raises with
+  `errors.invalid_input(op, name, message)`. Graph building always calls it; eager execution calls it
+  only to explain a kernel failure.
+- kernel(*arrays, **static_attrs) -> array or tuple of arrays (lists for "*" inputs). A kernel with
+  `stateful=True` gets an `ExecState` first (resources of the Session or of eager execution).
+
+The gradient of an op is registered separately by op name (`ops.RegisterGradient`).
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from segflow._core import mode as context, tape as tape_lib
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
+from segflow.kernels import BadInput
+
+__all__ = ["register_op", "lookup_op", "apply_op", "TensorSpec", "OpDef", "ExecState", "list_ops",
+           "check_alloc", "resource_exhausted"]
+
+TensorSpec = namedtuple("TensorSpec", ["dtype", "shape"])
+
+_OPS = {}
+
+_EagerTensor = ops.EagerTensor
+_Tensor = ops.Tensor
+_ndarray = np.ndarray
+_generic = np.generic
+# Per thread (threading.local): `_state.eager`, `_tape_state.tapes`. The process-wide flags read first
+# (`_shared.all_eager`: every thread is eager; `_tapes_active.any`: some thread has a tape) are plain
+# attributes, so an eager op with no tape anywhere never pays for a thread-local read.
+_state = context._state
+_shared = context._shared
+_tape_state = tape_lib._tape_state
+_tapes_active = tape_lib._active
+_record_on = tape_lib.record_on
+
+
+class ExecState:
+    """What a stateful kernel sees: the resources of its Session (or of eager execution) and a key
+    naming the node (None eagerly)."""
+
+    __slots__ = ("resources", "key")
+
+    def __init__(self, resources, key):
+        self.resources = resources
+        self.key = key
+
+
+_EAGER_RESOURCES = {}
+
+
+class _OpStub:
+    """Op type and node name, for error messages raised before the Operation exists."""
+
+    __slots__ = ("type", "name")
+
+    def __init__(self, op_type, name):
+        self.type = op_type
+        self.name = name
+
+
+class _DTypeError(errors.InvalidArgumentError, TypeError):
+    """Wrong input dtype: an InvalidArgumentError that `except TypeError` (TF graph style) also catches."""
+
+
+class OpDef:
+    """One op's definition. Built by `register_op`; read by apply_op, Session and gradients."""
+
+    def __init__(self, name, inputs, attrs, allowed, defaults, infer, kernel, num_outputs,
+                 stateful, constant_value, list_output):
+        self.name = name
+        self.input_names = tuple(n.rstrip("*") for n in inputs)
+        self.list_inputs = tuple(n.endswith("*") for n in inputs)
+        self.has_list_input = any(self.list_inputs)
+        self.defaults = dict(defaults or {})
+        self.infer = infer
+        self.kernel = kernel
+        self.num_outputs = num_outputs
+        self.stateful = stateful
+        self.constant_value = constant_value
+        self.list_output = list_output
+        # attr name -> input positions sharing its dtype
+        self.attr_positions = {}
+        for attr, names in (attrs or {}).items():
+            names = (names,) if isinstance(names, str) else tuple(names)
+            try:
+                self.attr_positions[attr] = tuple(self.input_names.index(n) for n in names)
+            except ValueError:
+                raise ValueError(f"register_op('{name}'): attr '{attr}' names unknown inputs {names}; "
+                                 f"inputs are {self.input_names}") from None
+        self.allowed = {}
+        for attr, types in (allowed or {}).items():
+            if attr not in self.attr_positions:
+                raise ValueError(f"register_op('{name}'): 'allowed' names attr '{attr}' that no input sets")
+            self.allowed[attr] = frozenset(dtypes.as_dtype(t) for t in types)
+        # Precomputed for the eager fast path: (first position, other positions, allowed numpy
+        # dtypes or None, attr name, whether the first position is a list input).
+        self._checks = tuple(
+            (pos[0], pos[1:], frozenset(t.np for t in self.allowed[a]) if a in self.allowed else None, a,
+             self.list_inputs[pos[0]])
+            for a, pos in self.attr_positions.items())
+        self._fast = not self.has_list_input and not stateful
+        self._fast_lists = self.has_list_input and not stateful
+        self._single = num_outputs == 1 and not list_output
+
+    def output_count(self, attrs, input_counts):
+        n = self.num_outputs
+        return n(attrs, input_counts) if callable(n) else n
+
+    def __repr__(self):
+        return f"OpDef({self.name!r}, inputs={self.input_names})"
+
+
+def register_op(name, inputs, kernel, infer=None, attrs=None, allowed=None, defaults=None,
+                num_outputs=1, stateful=False, constant_value=None, list_output=False):
+    """Defines op `name` once for eager execution, graph building and the Session.
+
+    Registering a name twice raises KeyError. Returns the OpDef.
+    """
+    if name in _OPS:
+        raise KeyError(f"op '{name}' is already registered ({_OPS[name]!r})")
+    if infer is None:
+        raise ValueError(f"register_op('{name}'): an infer function is required")
+    opdef = OpDef(name, inputs, attrs, allowed, defaults, infer, kernel, num_outputs, stateful,
+                  constant_value, list_output)
+    _OPS[name] = opdef
+    return opdef
+
+
+def lookup_op(name):
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise errors.NotFoundError(None, None, f"Op type not registered '{name}'") from None
+
+
+def list_ops():
+    return sorted(_OPS)
+
+
+# ----------------------------------------------------------------------------------------------
+# apply_op
+
+
+def apply_op(op_type, *inputs, name=None, **attrs):
+    """Runs op `op_type` on `inputs` eagerly, or adds it to the default graph; returns its output
+    tensor (or a list of them when the op has several outputs or a list output)."""
+    try:
+        opdef = _OPS[op_type]
+    except KeyError:
+        raise errors.NotFoundError(None, None, f"Op type not registered '{op_type}'") from None
+    if _shared.all_eager or _state.eager:
+        if opdef._fast and len(inputs) == len(opdef.input_names):  # else _convert_inputs names the problem
+            args = []
+            for x in inputs:
+                if type(x) is _EagerTensor:
+                    args.append(x._value)
+                else:
+                    break
+            else:
+                return _run_eager(opdef, inputs, args, attrs, name)
+        elif opdef._fast_lists and len(inputs) == len(opdef.list_inputs):
+            fast = _eager_list_args(opdef, inputs)  # AddN of gradients, ConcatV2, Pack ...
+            if fast is not None:
+                return _run_eager(opdef, fast[0], fast[1], attrs, name)
+        tensors = _convert_inputs(opdef, inputs, attrs.pop("_dtype_hints", None))
+        args = [[t._value for t in x] if isinstance(x, list) else x._value for x in tensors]
+        return _run_eager(opdef, tensors, args, attrs, name)
+    return _build_node(opdef, inputs, attrs, name)
+
+
+def _run_eager(opdef, tensors, args, attrs, name):
+    for p0, rest, allowed, attr, is_list in opdef._checks:
+        if is_list:
+            _check_list_dtypes(opdef, (p0,) + rest, args, name)
+            continue
+        dt = args[p0].dtype
+        for p in rest:
+            # NumPy's builtin dtypes are singletons: `is` settles the common case without `!=`.
+            if args[p].dtype is not dt and args[p].dtype != dt:
+                raise _dtype_mismatch(opdef, name, p0, p, dt, args[p].dtype)
+        if allowed is not None and dt not in allowed:
+            raise _dtype_not_allowed(opdef, name, p0, attr, dt)
+    if opdef.defaults:
+        full = dict(opdef.defaults)
+        full.update(attrs)
+    else:
+        full = attrs
+    try:
+        if opdef.stateful:
+            out = opdef.kernel(ExecState(_EAGER_RESOURCES, None), *args, **full)
+        elif full:
+            out = opdef.kernel(*args, **full)
+        else:
+            out = opdef.kernel(*args)  # no `**{}`: cheaper for the many attr-less ops
+    except errors.OpError:
+        raise
+    except BadInput as e:
+        raise errors.invalid_input(_OpStub(opdef.name, name), e.input_name, e.message) from None
+    except MemoryError as e:
+        raise resource_exhausted(opdef.name, name, e) from None
+    except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
+        raise _explain_failure(opdef, tensors, full, name, e) from None
+    if opdef._single:
+        if type(out) is not _ndarray and not isinstance(out, _generic):
+            out = np.asarray(out)
+        result = _EagerTensor(out)
+        if _tapes_active.any:
+            tapes = _tape_state.tapes
+            if tapes:
+                _record_on(tapes, opdef, tensors, (result,), full)
+        return result
+    outs = [o if type(o) is _ndarray or isinstance(o, _generic) else np.asarray(o) for o in out]
+    result = [_EagerTensor(o) for o in outs]
+    if _tapes_active.any:
+        tapes = _tape_state.tapes
+        if tapes:
+            _record_on(tapes, opdef, tensors, result, full)
+    return result
+
+
+def _eager_list_args(opdef, inputs):
+    """(tensors, arrays) for an op with list inputs when every input, and every item of a list input,
+    is an EagerTensor already (nothing to convert); None otherwise."""
+    tensors, args = [], []
+    for is_list, x in zip(opdef.list_inputs, inputs):
+        if is_list:
+            if type(x) is not list and type(x) is not tuple:
+                return None
+            values = []
+            for t in x:
+                if type(t) is not _EagerTensor:
+                    return None
+                values.append(t._value)
+            tensors.append(list(x))
+            args.append(values)
+        elif type(x) is _EagerTensor:
+            tensors.append(x)
+            args.append(x._value)
+        else:
+            return None
+    return tensors, args
+
+
+def _flat_inputs(opdef, tensors):
+    flat = []
+    for is_list, x in zip(opdef.list_inputs, tensors):
+        if is_list:
+            flat.extend(x)
+        else:
+            flat.append(x)
+    return flat
+
+
+def _check_list_dtypes(opdef, positions, values, name):
+    dts = []
+    for p in positions:
+        v = values[p]
+        dts.extend((p, a.dtype) for a in (v if opdef.list_inputs[p] else [v]))
+    if dts:
+        p0, dt = dts[0]
+        for p, d in dts[1:]:
+            if d != dt:
+                raise _dtype_mismatch(opdef, name, p0, p, dt, d)
+
+
+def _dtype_name(dt):
+    return dt.name if isinstance(dt, dtypes.DType) else dtypes.as_dtype(dt).name
+
+
+def _dtype_mismatch(opdef, name, p0, p, dt0, dt):
+    stub = _OpStub(opdef.name, name)
+    return errors.invalid_input(
+        stub, opdef.input_names[p],
+        f"has dtype {_dtype_name(dt)} that does not match dtype {_dtype_name(dt0)} of input "
+        f"'{opdef.input_names[p0]}'", cls=_DTypeError)
+
+
+def _dtype_not_allowed(opdef, name, p, attr, dt):
+    stub = _OpStub(opdef.name, name)
+    allowed = ", ".join(sorted(t.name for t in opdef.allowed[attr]))
+    return errors.invalid_input(stub, opdef.input_names[p],
+                                f"dtype {_dtype_name(dt)} is not supported (attr {attr}: one of {allowed})",
+                                cls=_DTypeError)
+
+
+def _explain_failure(opdef, tensors, attrs, name, exc):
+    """A kernel raised a NumPy-level error: let inference explain it, else wrap the message."""
+    stub = _OpStub(opdef.name, name)
+    try:
+        opdef.infer(stub, *tensors, **attrs)
+    except errors.OpError as e:
+        return e
+    except Exception:  # inference itself could not cope: fall through to the kernel's message
+        pass
+    return errors.invalid_op(stub, f"{type(exc).__name__}: {exc}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Out of memory: kernels check an output's size before allocating it (`check_alloc`), and every
+# MemoryError a kernel raises becomes a ResourceExhaustedError naming the op and the request.
+
+
+class AllocationTooLarge(MemoryError):
+    """An output of `shape` and `dtype` needs more bytes than this machine has (`limit`)."""
+
+    def __init__(self, shape, dtype, nbytes, limit):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.nbytes = nbytes
+        self.limit = limit
+        super().__init__(f"a tensor of shape {list(self.shape)} and type {_np_dtype_name(self.dtype)} needs "
+                         f"{_bytes_text(nbytes)}, more than the {_bytes_text(limit)} of memory")
+
+
+_MEMORY_LIMIT = []
+
+
+def memory_limit():
+    """The bytes of memory this process can have at most: physical memory, or a cgroup's limit."""
+    if not _MEMORY_LIMIT:
+        import os
+        limit = 1 << 62
+        try:
+            limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (AttributeError, ValueError, OSError):
+            pass
+        for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+            try:
+                with open(path) as f:
+                    text = f.read().strip()
+            except OSError:
+                continue
+            if text.isdigit() and 0 < int(text) < limit:
+                limit = int(text)
+        _MEMORY_LIMIT.append(limit)
+    return _MEMORY_LIMIT[0]
+
+
+def check_alloc(shape, dtype, input_name):
+    """Call before allocating an output of `shape` and `dtype` (kernels that know their output size):
+    raises BadInput(input_name) when the element count exceeds 2**63 - 1 (TF's limit), and
+    AllocationTooLarge (a MemoryError: ResourceExhaustedError) when the bytes exceed memory_limit().
+    Returns the number of elements."""
+    n = 1
+    for d in shape:
+        n *= int(d)
+    if n > 2**63 - 1:
+        raise BadInput(input_name, f"the output shape {[int(d) for d in shape]} would have {n} elements, more "
+                                   "than 2**63 - 1")
+    nbytes = n * np.dtype(dtype).itemsize
+    limit = memory_limit()
+    if nbytes > limit:
+        raise AllocationTooLarge(shape, dtype, nbytes, limit)
+    return n
+
+
+def _np_dtype_name(dt):
+    try:
+        return dtypes.from_numpy(dt).name
+    except TypeError:
+        return str(dt)
+
+
+def _bytes_text(n):
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.2f} {unit} ({n} bytes)"
+    return f"{n} bytes"
+
+
+def resource_exhausted(op_type, node_name, exc, op=None):
+    """The ResourceExhaustedError for a MemoryError raised by the kernel of op `op_type`: names the
+    op, and the shape, dtype and bytes asked for when known (NumPy's MemoryError carries them)."""
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    prefix = errors.op_prefix(op_type, node_name)
+    if shape is not None and dtype is not None:
+        try:
+            shape = [int(d) for d in np.atleast_1d(shape)] if np.ndim(shape) else [int(shape)]
+            dtype = np.dtype(dtype)
+            nbytes = getattr(exc, "nbytes", None)
+            if nbytes is None:
+                nbytes = dtype.itemsize
+                for d in shape:
+                    nbytes *= d
+            message = (f"{prefix}: OOM when allocating tensor with shape {shape} and type "
+                       f"{_np_dtype_name(dtype)} ({_bytes_text(nbytes)})")
+            limit = getattr(exc, "limit", None)
+            if limit is not None:
+                message += f": more than the {_bytes_text(limit)} of memory"
+            return errors.ResourceExhaustedError(None, op, message)
+        except (TypeError, ValueError):
+            pass
+    detail = str(exc)
+    return errors.ResourceExhaustedError(None, op, f"{prefix}: out of memory" + (f": {detail}" if detail else ""))
+
+
+def _convert_inputs(opdef, inputs, hints=None):
+    """Converts inputs to tensors of the current mode, using the dtype of tensor inputs that share an
+    attr as the dtype of plain Python values (1 + t takes t's dtype)."""
+    if len(inputs) != len(opdef.input_names):
+        raise errors.invalid_op(_OpStub(opdef.name, None),
+                                f"takes {len(opdef.input_names)} inputs {opdef.input_names}, got {len(inputs)}")
+    hint_at = [None] * len(inputs)
+    if hints:
+        for p, dt in hints.items():
+            hint_at[p] = dt
+    for positions in opdef.attr_positions.values():
+        found = None
+        for p in positions:
+            x = inputs[p]
+            for item in (x if opdef.list_inputs[p] and isinstance(x, (list, tuple)) else [x]):
+                if isinstance(item, (ops.Tensor, ops.IndexedSlices)) or hasattr(item, "_as_graph_element") \
+                        or hasattr(item, "_dense_var_to_tensor"):
+                    found = item.dtype
+                    break
+                if isinstance(item, (np.ndarray, np.generic)):
+                    found = found or dtypes.from_numpy(item.dtype)
+            if found is not None and isinstance(found, dtypes.DType) and found.base_dtype is found:
+                break
+        if found is not None:
+            found = dtypes.as_dtype(found).base_dtype
+            for p in positions:
+                if hint_at[p] is None:
+                    hint_at[p] = found
+    out = []
+    for p, x in enumerate(inputs):
+        if opdef.list_inputs[p]:
+            if isinstance(x, (ops.Tensor, ops.IndexedSlices)):
+                raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+                                           "expects a list of tensors, got a single tensor")
+            out.append([_to_tensor(opdef, p, item, hint_at[p]) for item in x])
+        else:
+            out.append(_to_tensor(opdef, p, x, hint_at[p]))
+    return out
+
+
+def _to_tensor(opdef, p, x, hint):
+    if isinstance(x, ops.Tensor):
+        eager = _shared.all_eager or _state.eager
+        if eager and not isinstance(x, _EagerTensor):
+            raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+                                       f"symbolic tensor {x.name} cannot be used while executing eagerly")
+        return x if eager or type(x) is not _EagerTensor else ops.convert_to_tensor(x)
+    try:
+        if hint is not None and not isinstance(x, (np.ndarray, np.generic, ops.IndexedSlices)):
+            return ops.convert_to_tensor(x, preferred_dtype=hint)
+        return ops.convert_to_tensor(x)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, errors.OpError):
+            raise
+        raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+                                   f"cannot convert {type(x).__name__} to a tensor: {e}") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Graph building
+
+
+def _build_node(opdef, inputs, attrs, name):
+    graph = ops.get_default_graph()
+    hints = attrs.pop("_dtype_hints", None)
+    if (not opdef.has_list_input and hints is None and len(inputs) == len(opdef.input_names)
+            and all(type(x) is _Tensor for x in inputs)):
+        # Graph tensors already: nothing to convert (the usual case inside gradients()).
+        tensors = flat = list(inputs)
+    else:
+        tensors = _convert_inputs(opdef, inputs, hints)
+        flat = _flat_inputs(opdef, tensors)
+    for t in flat:
+        if isinstance(t, _EagerTensor) or t.graph is not graph:
+            raise ValueError(f"{opdef.name}: input {t!r} is from a different graph than the op being built")
+    node_name = graph.unique_name(name if name else opdef.name)
+    stub = _OpStub(opdef.name, node_name)
+    full_attrs = dict(opdef.defaults)
+    full_attrs.update(attrs)
+    for attr, positions in opdef.attr_positions.items():
+        dts = []
+        for p in positions:
+            dts.extend(t.dtype for t in (tensors[p] if opdef.list_inputs[p] else [tensors[p]]))
+        if not dts:
+            continue
+        first = dts[0]
+        for d in dts[1:]:
+            if d != first:
+                bad = next(p for p in positions
+                           if any(t.dtype != first for t in (tensors[p] if opdef.list_inputs[p] else [tensors[p]])))
+                raise _dtype_mismatch(opdef, node_name, positions[0], bad, first, d)
+        if attr in opdef.allowed and first not in opdef.allowed[attr]:
+            raise _dtype_not_allowed(opdef, node_name, positions[0], attr, first)
+    specs = opdef.infer(stub, *tensors, **full_attrs)
+    output_specs = [(dtypes.as_dtype(s[0]), tensor_shape.as_shape(s[1])) for s in specs]
+    input_counts = tuple(len(x) for x, is_list in zip(tensors, opdef.list_inputs) if is_list) or None
+    all_attrs = dict(full_attrs)
+    for attr, positions in opdef.attr_positions.items():
+        p = positions[0]
+        x = tensors[p]
+        if opdef.list_inputs[p]:
+            if x:
+                all_attrs[attr] = x[0].dtype
+            all_attrs.setdefault("N", len(x))
+        else:
+            all_attrs[attr] = x.dtype
+    op = graph._create_op(opdef.name, node_name, flat, all_attrs, output_specs, opdef, input_counts, full_attrs)
+    if opdef._single:
+        return op.outputs[0]
+    return list(op.outputs)
+
+
+def regroup_inputs(opdef, flat, input_counts):
+    """Flat input values -> the kernel's argument list (lists for "*" inputs)."""
+    if not opdef.has_list_input:
+        return list(flat)
+    args, i, counts = [], 0, iter(input_counts or ())
+    for is_list in opdef.list_inputs:
+        if is_list:
+            n = next(counts)
+            args.append(list(flat[i:i + n]))
+            i += n
+        else:
+            args.append(flat[i])
+            i += 1
+    return args

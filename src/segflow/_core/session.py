@@ -1,0 +1,340 @@
+"""Session: runs graphs.
+
+`run(fetches, feed_dict)` prunes the graph to what the fetches need, orders it once, caches that plan
+per (fetches, feeds) signature, then runs kernels over a flat list of values. Variables and random
+generators keep their state in the Session (`ExecState.resources`).
+"""
+import numpy as np
+
+from segflow._core import dtypes, errors, mode
+from segflow.framework import ops
+from segflow._core.apply import ExecState, regroup_inputs, resource_exhausted
+from segflow.kernels import BadInput
+from segflow.util import nest
+
+__all__ = ["Session", "InteractiveSession", "BaseSession"]
+
+
+class _Plan:
+    """An ordered program for one (fetches, feeds) signature."""
+
+    __slots__ = ("steps", "n_slots", "feed_slots", "fetch_slots", "fetch_builders", "target_count")
+
+    def __init__(self):
+        self.steps = []          # (op, kernel, in_slots, out_slots, attrs, stateful, regroup)
+        self.n_slots = 0
+
+
+class BaseSession:
+    pass
+
+
+_MAX_PLANS = 512   # cached plans per Session: a loop fetching ever new tensors must not grow memory
+
+
+class Session(BaseSession):
+    """Runs operations of a graph (TF1's `tf.Session`).
+
+        with sf.Session() as sess:
+            sess.run(c, feed_dict={x: [[1.0, 2.0]]})
+    """
+
+    def __init__(self, target="", graph=None, config=None):
+        self._graph = graph if graph is not None else ops.get_default_graph()
+        self._resources = {}
+        self._plans = {}
+        self._closed = False
+        self._default_ctx = None
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def graph_def(self):
+        return [op.node_def for op in self._graph.get_operations()]
+
+    @property
+    def sess_str(self):
+        return ""
+
+    def close(self):
+        self._closed = True
+        self._resources.clear()
+        self._plans.clear()
+
+    def __enter__(self):
+        self._default_ctx = self.as_default()
+        self._default_ctx.__enter__()
+        self._graph_ctx = None
+        if ops.get_default_graph() is not self._graph:
+            self._graph_ctx = self._graph.as_default()
+            self._graph_ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._graph_ctx is not None:
+            self._graph_ctx.__exit__(*exc)
+        self._default_ctx.__exit__(*exc)
+        self.close()
+        return False
+
+    def as_default(self):
+        session = self
+
+        class _Default:
+            def __enter__(self_inner):
+                self_inner.stack = mode._scope_state.sessions   # the calling thread's default sessions
+                self_inner.stack.append(session)
+                return session
+
+            def __exit__(self_inner, *exc):
+                self_inner.stack.remove(session)
+                return False
+
+        return _Default()
+
+    # ------------------------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops needed for `fetches` and returns their values in the same structure.
+
+        fetches: a Tensor, Operation, IndexedSlices, variable, tensor or op name, or nested
+        lists/tuples/dicts/namedtuples of them. Operations fetch as None.
+        feed_dict: {tensor or name: value}; values are checked against the tensor's dtype and shape.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        flat = nest.flatten(fetches)
+        elements = []     # per flat fetch: ("t", tensor) / ("op", op) / ("slices", (v, i, s))
+        targets = []
+        for f in flat:
+            elements.append(self._fetch_element(f))
+        feeds = {}
+        if feed_dict:
+            for key, value in feed_dict.items():
+                t = self._feed_key(key)
+                feeds[t] = self._feed_value(t, value)
+        tensors = []
+        for kind, e in elements:
+            if kind == "t":
+                tensors.append(e)
+            elif kind == "slices":
+                tensors.extend(x for x in e if x is not None)
+            else:
+                targets.append(e)
+        key = (tuple(tensors), tuple(targets), tuple(feeds))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._make_plan(tensors, targets, list(feeds))
+            if len(self._plans) >= _MAX_PLANS:     # bounded: drop the oldest plan
+                try:
+                    self._plans.pop(next(iter(self._plans)))
+                except (KeyError, RuntimeError, StopIteration):     # another thread got there first
+                    pass
+            self._plans[key] = plan
+        values = self._execute(plan, [feeds[t] for t in feeds])
+        out = []
+        i = 0
+        for kind, e in elements:
+            if kind == "t":
+                out.append(values[i])
+                i += 1
+            elif kind == "slices":
+                parts = []
+                for x in e:
+                    if x is None:
+                        parts.append(None)
+                    else:
+                        parts.append(values[i])
+                        i += 1
+                out.append(ops.IndexedSlicesValue(*parts))
+            else:
+                out.append(None)
+        return nest.pack_sequence_as(fetches, out)
+
+    def _fetch_element(self, f):
+        if f is None:
+            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        if hasattr(f, "_as_graph_element"):
+            f = f._as_graph_element()
+        if isinstance(f, ops.IndexedSlices):
+            return "slices", (self._check_graph(f.values), self._check_graph(f.indices),
+                              None if f.dense_shape is None else self._check_graph(f.dense_shape))
+        if isinstance(f, str):
+            f = self._graph.as_graph_element(f)
+        if isinstance(f, ops.EagerTensor):
+            raise TypeError(f"Fetch argument {f!r} is an eager tensor; a Session runs graph elements only")
+        if isinstance(f, ops.Tensor):
+            return "t", self._check_graph(f)
+        if isinstance(f, ops.Operation):
+            if f.graph is not self._graph:
+                raise ValueError(f"Fetch argument {f.name} is not an element of this graph.")
+            return "op", f
+        raise TypeError(f"Fetch argument {f!r} has invalid type {type(f).__name__}, must be a string or "
+                        "Tensor/Operation. (Can not convert a {type(f).__name__} into a Tensor or Operation.)")
+
+    def _check_graph(self, t):
+        if t.graph is not self._graph:
+            raise ValueError(f"Tensor {t.name} is not an element of this graph.")
+        return t
+
+    def _feed_key(self, key):
+        if hasattr(key, "_as_graph_element"):
+            key = key._as_graph_element()
+        if isinstance(key, str):
+            try:
+                key = self._graph.as_graph_element(key, allow_operation=False)
+            except (KeyError, ValueError) as e:
+                raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+        if isinstance(key, ops.EagerTensor) or not isinstance(key, ops.Tensor):
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r} is not a graph tensor "
+                            "(feed placeholders or other tensors of the session's graph)")
+        if key.graph is not self._graph:
+            raise ValueError(f"Cannot feed {key.name}: it is not an element of this session's graph")
+        if key.dtype == dtypes.resource:
+            raise errors.InvalidArgumentError(None, None, f"{key.op.type} '{key.op.name}': a resource handle "
+                                              f"({key.name}) cannot be fed")
+        return key
+
+    def _feed_value(self, t, value):
+        if isinstance(value, ops.Tensor) and not isinstance(value, ops.EagerTensor):
+            raise TypeError(f"The value of a feed cannot be a symbolic Tensor ({value.name}); "
+                            "feed NumPy arrays or Python values")
+        np_dtype = t.dtype.as_numpy_dtype
+        arr = np.asarray(value)
+        if arr.dtype != np_dtype:
+            kind_from, kind_to = arr.dtype.kind, np.dtype(np_dtype).kind
+            if arr.dtype == object or kind_from in "USV":
+                raise TypeError(f"Cannot feed value of type {type(value).__name__} (dtype {arr.dtype}) to tensor "
+                                f"{t.name} of dtype {t.dtype.name}")
+            if kind_to in "iu" and kind_from in "iufc" and arr.size:
+                info = np.iinfo(np_dtype)
+                real = arr.real
+                if kind_from in "fc":
+                    # Compared as floats against exact bounds: info.min and info.max + 1 are powers
+                    # of two (exact in float64), while float(info.max) of int64 rounds up to 2**63,
+                    # so `max > info.max` would let 2.0**63 through to wrap to INT64_MIN.
+                    real = real.astype(np.float64)
+                    lo, hi = float(real.min()), float(real.max())
+                    out = lo < float(info.min) or hi >= float(info.max + 1)
+                else:
+                    lo, hi = int(real.min()), int(real.max())
+                    out = lo < info.min or hi > info.max
+                if out:   # would wrap around silently
+                    raise errors.InvalidArgumentError(
+                        None, None, f"{t.op.type} '{t.op.name}': fed value is out of range for tensor {t.name} "
+                        f"of dtype {t.dtype.name} (min {lo!r}, max {hi!r})")
+            lossy = (kind_from in "fc" and kind_to in "iub") or (kind_from == "c" and kind_to == "f") \
+                or (kind_to == "b" and kind_from != "b")
+            if lossy and not (kind_from in "fc" and np.all(np.mod(arr.real, 1) == 0) and kind_to in "iu"):
+                raise errors.InvalidArgumentError(
+                    None, None, f"{t.op.type} '{t.op.name}': cannot feed a value of dtype {arr.dtype} to "
+                    f"tensor {t.name} of dtype {t.dtype.name}")
+            arr = arr.astype(np_dtype)
+        if not t.shape.is_compatible_with(arr.shape):
+            raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name}, which has shape "
+                             f"{t.shape}")
+        return arr
+
+    # ------------------------------------------------------------------------------------------
+    def _make_plan(self, tensors, targets, fed):
+        # Inputs always exist before the ops that consume them, so creation order is a topological
+        # order: collect what the fetches need (stopping at feeds) and sort it by creation id.
+        fed_set = set(fed)
+        seen = set()
+        stack = [t.op for t in tensors if t not in fed_set] + list(targets)
+        while stack:
+            op = stack.pop()
+            if op in seen:
+                continue
+            seen.add(op)
+            stack.extend(op.control_inputs)
+            stack.extend(t.op for t in op.inputs if t not in fed_set)
+        needed = sorted(seen, key=lambda op: op._id)
+        slots = {}
+        for t in fed:
+            slots[t] = len(slots)
+        n_slots = len(slots)
+        plan = _Plan()
+        for op in needed:
+            in_slots = []
+            for t in op.inputs:
+                if t not in slots:
+                    raise errors.InternalError(None, None, f"input {t.name} of {op.name} was not computed")
+                in_slots.append(slots[t])
+            out_slots = []
+            for t in op.outputs:
+                if t in fed_set:
+                    # The op runs for another output (or as a target): its value for a fed output goes
+                    # to a scratch slot, so the feed is what consumers see.
+                    out_slots.append(n_slots)
+                    n_slots += 1
+                    continue
+                if t not in slots:
+                    slots[t] = n_slots
+                    n_slots += 1
+                out_slots.append(slots[t])
+            opdef = op.op_def
+            regroup = opdef.has_list_input
+            single = opdef.num_outputs == 1 and not opdef.list_output
+            plan.steps.append((op, opdef.kernel, in_slots, out_slots, op._kernel_attrs, opdef.stateful,
+                               regroup, single))
+        plan.n_slots = n_slots
+        plan.feed_slots = [slots[t] for t in fed]
+        plan.fetch_slots = [slots[t] for t in tensors]
+        return plan
+
+    def _execute(self, plan, feed_values):
+        values = [None] * plan.n_slots
+        for slot, v in zip(plan.feed_slots, feed_values):
+            values[slot] = v
+        resources = self._resources
+        for op, kernel, in_slots, out_slots, attrs, stateful, regroup, single in plan.steps:
+            args = [values[i] for i in in_slots]
+            if regroup:
+                args = regroup_inputs(op.op_def, args, op._input_counts)
+            try:
+                if stateful:
+                    out = kernel(ExecState(resources, op.name), *args, **attrs)
+                else:
+                    out = kernel(*args, **attrs)
+            except errors.OpError as e:
+                if e.op is None and not e.message.startswith(op.type):
+                    raise type(e)(None, op, f"{errors.op_prefix(op.type, op.name)}: {e.message}") from None
+                raise
+            except BadInput as e:
+                raise errors.invalid_input(op, e.input_name, e.message) from None
+            except MemoryError as e:
+                raise resource_exhausted(op.type, op.name, e, op) from None
+            except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
+                raise errors.InvalidArgumentError(None, op, f"{op.type} '{op.name}': {type(e).__name__}: {e}") \
+                    from None
+            if single:
+                values[out_slots[0]] = out
+            else:
+                for slot, o in zip(out_slots, out):
+                    values[slot] = o
+        return [_as_array(values[i]) for i in plan.fetch_slots]
+
+
+def _as_array(v):
+    if type(v) is np.ndarray:
+        return v
+    if isinstance(v, np.generic):
+        return v
+    return np.asarray(v)
+
+
+class InteractiveSession(Session):
+    """A Session that makes itself the default on construction (for shells and notebooks)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        self._ctx = self.as_default()
+        self._ctx.__enter__()
+
+    def close(self):
+        if getattr(self, "_ctx", None) is not None:
+            self._ctx.__exit__(None, None, None)
+            self._ctx = None
+        super().close()

@@ -1,0 +1,307 @@
+"""GradientTape: records eagerly executed ops and differentiates through them.
+
+The tape calls the same registered gradient functions as graph `gradients()` and aggregates with the
+same routine. Gradient functions run eagerly, so an outer tape records them: nested tapes give
+higher-order gradients.
+"""
+import functools
+
+import numpy as np
+
+from segflow._core import mode as context, tape as tape_lib
+from segflow._core import dtypes
+from segflow.framework import ops
+from segflow._core import backward as backward_lib
+from segflow._core.gradients_util import UnconnectedGradients
+from segflow.util import nest
+
+__all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
+           "imperative_grad", "make_vjp"]
+
+
+def _source(x):
+    if type(x) is ops.EagerTensor:  # the common case, without probing for attributes
+        return x
+    if isinstance(x, ops._Reference):
+        x = x.deref()
+    if hasattr(x, "_gradient_source"):
+        return x._gradient_source()
+    return x
+
+
+def imperative_grad(tape, targets, sources, output_gradients=None,
+                    unconnected_gradients=UnconnectedGradients.NONE):
+    """Gradients of `targets` (weighted by `output_gradients`) w.r.t. `sources` over `tape`'s records:
+    the one backward walk (`_core.backward`) over the records, gradient functions running eagerly."""
+    from segflow.ops import array_ops
+    # Only what the tape watched can be a source (a watched tensor or variable, or an output of a
+    # recorded op); an unwatched constant that met a watched value in some op still gets None, as in TF.
+    watched = tape.watched
+    reach = [id(s) for s in sources if id(s) in watched]
+    seeds = []
+    for i, t in enumerate(targets):
+        g = None if output_gradients is None else output_gradients[i]
+        if g is None:
+            if type(t) is ops.EagerTensor:
+                # The seed directly (OnesLike is not differentiable, so no tape needs to see it).
+                v = t._value
+                g = ops.EagerTensor(np.ones(v.shape, v.dtype))
+            else:
+                g = array_ops.ones_like(t)
+        else:
+            g = ops.convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
+        seeds.append(g)
+    result = backward_lib.backward(tape.records, targets, seeds, sources, reach=reach)
+    if unconnected_gradients == UnconnectedGradients.ZERO:
+        for i, (g, s) in enumerate(zip(result, sources)):
+            if g is None:
+                result[i] = array_ops.zeros_like(s) if s.dtype != dtypes.resource else _zeros_for_handle(s)
+    return result
+
+
+def _zeros_for_handle(handle):
+    from segflow.ops import array_ops
+    return array_ops.zeros_like(handle._value.item().read())
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (TF's `tf.GradientTape`).
+
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        tape.gradient(y, x)   # 2x
+
+    Trainable variables read inside the block are watched automatically
+    (`watch_accessed_variables=False` turns that off). A non-persistent tape gives one `gradient()`
+    call; `persistent=True` allows many. Tapes nest for higher-order gradients.
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = persistent
+        self._watch_accessed_variables = watch_accessed_variables
+        self._tape = None
+        self._tapes = None             # the tape stack (of the entering thread) it records on
+        self._recording = False
+        self._used = False
+        self._watched_variables = []   # kept when a non-persistent tape drops its records
+
+    def __enter__(self):
+        if not context.executing_eagerly():
+            raise RuntimeError("GradientTape records eagerly executed ops; in graph mode use sf.gradients")
+        if self._recording:
+            raise ValueError("Tape is still recording: a GradientTape cannot be entered while it is active")
+        if self._tape is None:  # else resume recording on the same tape (TF's re-entrant tapes)
+            self._tape = tape_lib.Tape(self._persistent, self._watch_accessed_variables)
+        self._push()
+        return self
+
+    def __exit__(self, *exc):
+        if self._recording:
+            self._pop()
+        if self._used and not self._persistent and self._tape is not None:
+            # gradient() was called inside the block: the records are of no further use
+            self._watched_variables = self._tape.watched_variables
+            self._tape = None
+        return False
+
+    def _push(self, tapes=None):
+        # On the entering thread's tape stack (or back on `tapes`, the one it left).
+        self._tapes = tape_lib.push_tape(self._tape, tapes)
+        self._recording = True
+
+    def _pop(self):
+        """Stops recording; returns the tape stack it left (the thread that entered the tape)."""
+        tapes = self._tapes
+        tape_lib.pop_tape(self._tape, tapes)
+        self._recording = False
+        return tapes
+
+    def watch(self, tensor):
+        """Ensures gradients can be taken w.r.t. `tensor` (a tensor, variable, or nest of them)."""
+        if self._tape is None:
+            raise ValueError("GradientTape.watch called outside the tape's `with` block")
+        for t in nest.flatten(tensor):
+            if type(t) is ops.EagerTensor:  # the common case
+                self._tape.watch(t)
+                continue
+            src = _source(t)
+            if hasattr(t, "_gradient_source") and not self._tape.is_watched(src):
+                self._tape.watched_variables.append(t)
+            if not isinstance(src, ops.Tensor):
+                raise ValueError(f"Passed in object of type {type(t).__name__}, not a tensor or variable")
+            self._tape.watch(src)
+
+    def stop_recording(self):
+        """Context manager: ops run inside are not recorded."""
+        tape = self
+
+        class _Stop:
+            def __enter__(self_inner):
+                if not tape._recording:
+                    raise ValueError("Tape must be recording when stop_recording is entered")
+                self_inner.tapes = tape._pop()
+
+            def __exit__(self_inner, *exc):
+                tape._push(self_inner.tapes)
+                return False
+
+        return _Stop()
+
+    def reset(self):
+        """Forgets everything recorded so far (the tape keeps recording)."""
+        was = self._recording
+        if was:
+            tapes = self._pop()
+        self._tape = tape_lib.Tape(self._persistent, self._watch_accessed_variables)
+        if was:
+            self._push(tapes)
+
+    def watched_variables(self):
+        return list(self._tape.watched_variables) if self._tape else list(self._watched_variables)
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """The gradient of `target` (summed, or weighted by `output_gradients`) w.r.t. `sources`.
+
+        `target` and `sources` may be nested structures; the result has the structure of `sources`.
+        A source that `target` does not depend on gets None (or zeros with
+        `unconnected_gradients="zero"`). Sparse gradients (gather, embedding lookup) come back as
+        IndexedSlices.
+        """
+        if self._tape is None:
+            raise RuntimeError("GradientTape.gradient can only be called once on non-persistent tapes.")
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
+                               "gradients (or jacobians)")
+        unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
+        self._used = True
+        flat_targets = [ops.convert_to_tensor(t) if not isinstance(t, (ops.Tensor, ops.IndexedSlices)) else t
+                        for t in nest.flatten(target)]
+        flat_sources = [_source(s) for s in nest.flatten(sources)]
+        for s in flat_sources:
+            if not isinstance(s, ops.Tensor):
+                raise ValueError(f"GradientTape.gradient sources must be tensors or variables, got {type(s).__name__}")
+        flat_out = None if output_gradients is None else nest.flatten(output_gradients)
+        if flat_out is not None and len(flat_out) != len(flat_targets):
+            raise ValueError(f"output_gradients has {len(flat_out)} entries for {len(flat_targets)} targets; "
+                             "pass one gradient (a tensor, or None) per target")
+        if any(isinstance(t, ops.IndexedSlices) for t in flat_targets):
+            from segflow._ops import gather as gather_ops
+            if flat_out is None:
+                flat_out = [None] * len(flat_targets)
+            backward_lib.dense_targets(flat_targets, flat_out, gather_ops.gather)
+        # A persistent tape keeps recording while it differentiates (TF): the gradient ops land on it, so
+        # it can differentiate its own gradients. A non-persistent tape pauses.
+        was = self._recording and not self._persistent
+        if was:
+            tapes = self._pop()
+        try:
+            result = imperative_grad(self._tape, flat_targets, flat_sources, flat_out, unconnected_gradients)
+        finally:
+            if was:
+                self._push(tapes)
+        if not self._persistent and not self._recording:
+            self._watched_variables = self._tape.watched_variables
+            self._tape = None
+        return nest.pack_sequence_as(sources, result)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target[i...] / d source[j...]: shape `target.shape + source.shape` per source."""
+        from segflow.ops import array_ops
+        if self._tape is None or (self._used and not self._persistent):
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
+                               "gradients (or jacobians)")
+        unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
+        self._used = True
+        flat_sources = [_source(s) for s in nest.flatten(sources)]
+        target = ops.convert_to_tensor(target)
+        n = int(np.prod(target.shape.as_list()))
+        was = self._recording
+        if was:
+            tapes = self._pop()
+        try:
+            rows = [[] for _ in flat_sources]
+            for i in range(n):
+                seed = np.zeros(n, dtype=target.dtype.as_numpy_dtype)
+                seed[i] = 1
+                seed = ops.EagerTensor(seed.reshape(target.shape.as_list()))
+                grads = imperative_grad(self._tape, [target], flat_sources, [seed], unconnected_gradients)
+                for k, g in enumerate(grads):
+                    rows[k].append(None if g is None else ops.convert_to_tensor(g))
+        finally:
+            if was:
+                self._push(tapes)
+        result = []
+        # Shapes and dtypes from the sources as given: a variable's gradient source is its handle.
+        for s, r in zip(nest.flatten(sources), rows):
+            shape = target.shape.as_list() + s.shape.as_list()
+            if n and all(g is None for g in r):
+                result.append(None)  # unconnected, as TF's jacobian with unconnected_gradients="none"
+            elif n == 0:
+                result.append(array_ops.zeros(shape, dtype=s.dtype))
+            else:
+                r = [array_ops.zeros(s.shape.as_list(), dtype=s.dtype) if g is None else g for g in r]
+                result.append(array_ops.reshape(array_ops.stack(r), shape))
+        return nest.pack_sequence_as(sources, result)
+
+
+def gradients_function(f, params=None):
+    """`g = gradients_function(f, [0])`; `g(x, y)` -> the gradients of f's (summed) output w.r.t. the
+    arguments at `params` (all by default)."""
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        return value_and_gradients_function(f, params)(*args, **kwargs)[1]
+
+    return decorated
+
+
+def value_and_gradients_function(f, params=None):
+    """Like gradients_function, but returns `(f(*args), gradients)`."""
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        args = [ops.convert_to_tensor(a) if not isinstance(a, ops.Tensor) and not hasattr(a, "_gradient_source")
+                else a for a in args]
+        chosen = range(len(args)) if params is None else params
+        with GradientTape() as tape:
+            for i in chosen:
+                tape.watch(args[i])
+            value = f(*args, **kwargs)
+        grads = tape.gradient(value, [args[i] for i in chosen])
+        return value, grads
+
+    return decorated
+
+
+def implicit_grad(f):
+    """`implicit_grad(f)(*args)` -> [(gradient, variable)] for the trainable variables f reads."""
+
+    def decorated(*args, **kwargs):
+        with GradientTape() as tape:
+            value = f(*args, **kwargs)
+        variables = tape.watched_variables()
+        return list(zip(tape.gradient(value, variables), variables))
+
+    return decorated
+
+
+def make_vjp(f, params=None):
+    """`make_vjp(f)(*args)` -> (result, vjp) where vjp(dy) gives the gradients w.r.t. args."""
+
+    def decorated(*args):
+        args = [ops.convert_to_tensor(a) for a in args]
+        tape = GradientTape(persistent=True)
+        with tape:
+            for a in args:
+                tape.watch(a)
+            result = f(*args)
+
+        def vjp(dy=None):
+            return tape.gradient(result, args, output_gradients=dy)
+
+        return result, vjp
+
+    return decorated

@@ -1,0 +1,220 @@
+"""Embedding lookups (TF's `embedding_ops`): rows of one table or of a table split into partitions,
+and lookups of sparse id lists combined per row.
+
+The gradient of a lookup for its table is an IndexedSlices (through gather, or sparse_read for a
+Variable), never a dense tensor of the table's size.
+"""
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
+from segflow._core.apply import _DTypeError, _OpStub
+from segflow._ops import elementwise as cw
+from segflow._ops import gather as gather_ops, reduce as reduction_ops, segment as segment_ops, shape as shape_ops, stitch as stitch_ops
+from segflow._ops.sparse_tensor import SparseTensor
+
+__all__ = ["embedding_lookup", "embedding_lookup_v2", "embedding_lookup_sparse", "embedding_lookup_sparse_v2",
+           "safe_embedding_lookup_sparse"]
+
+
+def _is_table(x):
+    return isinstance(x, ops.Tensor) or hasattr(x, "sparse_read")
+
+
+def _clip(params, ids, max_norm):
+    """Rows of `params` (one per id) with L2 norm over the embedding dims cut to `max_norm`
+    (TF's clip_by_norm: t * max_norm / max(||t||, max_norm))."""
+    if max_norm is None:
+        return params
+    ids_rank = ids.shape.rank
+    params_rank = params.shape.rank
+    if ids_rank is None or params_rank is None:
+        axes = _range(shape_ops.rank(ids), shape_ops.rank(params))
+    else:
+        axes = list(range(ids_rank, params_rank))
+    l2sum = reduction_ops.reduce_sum(params * params, axes, keepdims=True)
+    positive = cw.greater(l2sum, shape_ops.zeros_like(l2sum))
+    safe = cw.where_v2(positive, l2sum, shape_ops.ones_like(l2sum))
+    l2norm = cw.where_v2(positive, cw.sqrt(safe), l2sum)
+    max_norm = ops.convert_to_tensor(max_norm, dtype=params.dtype)
+    return cw.truediv(params * max_norm, cw.maximum(l2norm, max_norm))
+
+
+def _range(start, limit):
+    from segflow._ops.sequence import range as range_
+    return range_(start, limit)
+
+
+def _rows(p):
+    """Static first dimension of a table (tensor or variable), or None."""
+    shape = p.shape if hasattr(p, "shape") else p.get_shape()
+    if shape.rank is None or shape.rank == 0:
+        return None
+    return shape.as_list()[0]
+
+
+def _first_dim(p):
+    if hasattr(p, "sparse_read") and hasattr(p, "handle"):
+        from segflow._ops.variable import variable_shape
+        return variable_shape(p.handle)[0]
+    return shape_ops.shape(p)[0]
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
+    """Rows `ids` of the embedding table `params`.
+
+    Args:
+      params: a tensor or Variable (the whole table), or a list of them: the table split by rows
+        into partitions, all with the same inner shape.
+      ids: int32 or int64 ids of any shape, each in [0, total rows).
+      partition_strategy: with several partitions, "mod" puts id i in partition i % n at row
+        i // n; "div" splits the ids into n contiguous ranges, the first (total % n) of them one
+        longer (TF's exact mapping).
+      max_norm: if given, each looked-up embedding with a larger L2 norm is scaled down to it.
+    Returns:
+      Shape `ids.shape + params.shape[1:]`, dtype of params.
+    Raises:
+      InvalidArgumentError: an id out of range; ValueError: an unknown partition_strategy or no params.
+    """
+    if partition_strategy not in ("mod", "div"):
+        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
+    if not isinstance(params, (list, tuple)):
+        params = [params]
+    params = [p if _is_table(p) else ops.convert_to_tensor(p) for p in params]
+    if not params:
+        raise ValueError("Need at least one param")
+    with ops.name_scope(name, "embedding_lookup"):
+        n = len(params)
+        if not isinstance(ids, ops.Tensor):
+            ids = ops.convert_to_tensor(ids)
+        if ids.dtype not in (dtypes.int32, dtypes.int64):
+            # what gather says for one table; a partitioned table must refuse them before doing
+            # arithmetic on them (uint8 / bool ids cannot even hold the -1 of an out-of-range id)
+            raise errors.invalid_input(_OpStub("GatherV2", name), "indices", f"dtype {ids.dtype.name} is not "
+                                       "supported (attr Tindices: one of int32, int64)", cls=_DTypeError)
+        if n == 1:
+            result = _clip(gather_ops.gather(params[0], ids), ids, max_norm)
+            return shape_ops.identity(result)
+        flat_ids = shape_ops.reshape(ids, [-1])
+        original_indices = _range(0, shape_ops.size(flat_ids))
+        if partition_strategy == "mod":
+            p_assignments = cw.floormod(flat_ids, n)
+            new_ids = cw.floordiv(flat_ids, n)
+        else:
+            rows = [_rows(p) for p in params]
+            if all(r is not None for r in rows):
+                total = ops.convert_to_tensor(sum(rows), dtype=flat_ids.dtype)
+            else:
+                total = shape_ops.add_n([cw.cast(_first_dim(p), flat_ids.dtype) for p in params])
+            per = cw.floordiv(total, n)
+            extras = cw.floormod(total, n)
+            # Ids below extras * (per + 1) live in the first `extras` partitions of per + 1 rows each.
+            p_assignments = cw.maximum(cw.floordiv(flat_ids, per + 1), cw.floordiv(flat_ids - extras, per))
+            new_ids = cw.where_v2(cw.less(p_assignments, extras), cw.floormod(flat_ids, per + 1),
+                                  cw.floormod(flat_ids - extras, per))
+        # An id outside [0, total) gets a partition outside [0, n), which dynamic_partition refuses.
+        # Clipped to [-1, n] first: cast to int32 as it is, the partition of a huge id wraps into
+        # [0, n) ('div': -2**63 + 1 -> 0, 2**32 + 1 -> 0) and the lookup answers a wrong row.
+        p_assignments = cw.minimum(cw.maximum(p_assignments, ops.convert_to_tensor(-1, dtype=p_assignments.dtype)),
+                                   ops.convert_to_tensor(n, dtype=p_assignments.dtype))
+        p_assignments = cw.cast(p_assignments, dtypes.int32)
+        gather_ids = stitch_ops.dynamic_partition(new_ids, p_assignments, n)
+        pindices = stitch_ops.dynamic_partition(original_indices, p_assignments, n)
+        partitioned = [_clip(gather_ops.gather(p, i), i, max_norm) for p, i in zip(params, gather_ids)]
+        ret = stitch_ops.dynamic_stitch(pindices, partitioned)
+        inner = tensor_shape.unknown_shape()
+        for p in params:
+            s = p.shape if hasattr(p, "shape") else p.get_shape()
+            if s.rank is not None:
+                inner = inner.merge_with(tensor_shape.TensorShape(s.as_list()[1:])) if inner.rank is not None \
+                    else tensor_shape.TensorShape(s.as_list()[1:])
+        if inner.is_fully_defined():
+            inner_t = ops.convert_to_tensor(inner.as_list(), dtype=dtypes.int32)
+        else:
+            inner_t = shape_ops.shape(ret)[1:]
+        return shape_ops.reshape(ret, shape_ops.concat([shape_ops.shape(ids), inner_t], 0))
+
+
+def embedding_lookup_v2(params, ids, max_norm=None, name=None):
+    """TF2's embedding_lookup: "div" partitioning."""
+    return embedding_lookup(params, ids, "div", name, max_norm=max_norm)
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner=None,
+                            max_norm=None, allow_fast_lookup=False):
+    """For each row of the sparse id matrix `sp_ids`, the embeddings of its ids combined.
+
+    Args:
+      params: as for embedding_lookup.
+      sp_ids: SparseTensor [batch, max_ids] of int64 ids (indices in row-major order).
+      sp_weights: SparseTensor of float weights with sp_ids' indices, or None (all weights 1).
+      combiner: "mean" (default; weighted mean), "sum" (weighted sum) or "sqrtn" (weighted sum
+        divided by the square root of the sum of squared weights).
+    Returns:
+      Shape `[rows, ...] + params.shape[1:]`, rows = the largest row of sp_ids with an id, plus 1
+      (as TF; rows without ids hold 0).
+    """
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError("sp_ids must be SparseTensor")
+    ignore_weights = sp_weights is None
+    if not ignore_weights and not isinstance(sp_weights, SparseTensor):
+        raise TypeError("sp_weights must be either None or SparseTensor")
+    with ops.name_scope(name, "embedding_lookup_sparse"):
+        segment_ids = cw.cast(sp_ids.indices[:, 0], dtypes.int32)
+        ids, idx = stitch_ops.unique(sp_ids.values)
+        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
+        if ignore_weights:
+            op = {"sum": segment_ops.sparse_segment_sum, "mean": segment_ops.sparse_segment_mean,
+                  "sqrtn": segment_ops.sparse_segment_sqrt_n}[combiner]
+            return op(embeddings, idx, segment_ids)
+        weights = sp_weights.values
+        if weights.dtype != embeddings.dtype:
+            weights = cw.cast(weights, embeddings.dtype)
+        embeddings = gather_ops.gather(embeddings, idx)
+        # weights broadcast over the embedding dims: shape [n, 1, ..., 1]
+        ones = shape_ops.fill(shape_ops.reshape(shape_ops.rank(embeddings) - 1, [1]), 1)
+        weights = shape_ops.reshape(weights, shape_ops.concat([shape_ops.shape(weights), ones], 0))
+        embeddings = embeddings * weights
+        summed = segment_ops.segment_sum(embeddings, segment_ids)
+        if combiner == "sum":
+            return summed
+        if combiner == "mean":
+            return cw.div_no_nan(summed, segment_ops.segment_sum(weights, segment_ids))
+        return cw.div_no_nan(summed, cw.sqrt(segment_ops.segment_sum(weights * weights, segment_ids)))
+
+
+def embedding_lookup_sparse_v2(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None,
+                               allow_fast_lookup=False):
+    return embedding_lookup_sparse(params, sp_ids, sp_weights, "div", name, combiner, max_norm)
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                 default_id=None, name=None, partition_strategy="div", max_norm=None):
+    """embedding_lookup_sparse that drops invalid (negative) ids and gives every row of the batch
+    an output (0, or the embedding of `default_id`, for rows without ids)."""
+    with ops.name_scope(name, "embedding_lookup"):
+        keep = cw.greater_equal(sparse_ids.values, ops.convert_to_tensor(0, dtype=sparse_ids.values.dtype))
+        if sparse_weights is not None:
+            keep = cw.logical_and(keep, cw.greater(sparse_weights.values,
+                                                   shape_ops.zeros_like(sparse_weights.values)))
+        kept = cw.where_v2(keep)[:, 0]
+        ids = SparseTensor(gather_ops.gather(sparse_ids.indices, kept), gather_ops.gather(sparse_ids.values, kept),
+                           sparse_ids.dense_shape)
+        weights = None if sparse_weights is None else SparseTensor(
+            ids.indices, gather_ops.gather(sparse_weights.values, kept), sparse_ids.dense_shape)
+        result = embedding_lookup_sparse(embedding_weights, ids, weights, partition_strategy=partition_strategy,
+                                         combiner=combiner, max_norm=max_norm)
+        batch = cw.cast(sparse_ids.dense_shape[0], dtypes.int32)
+        rows = shape_ops.shape(result)[0]
+        pad = shape_ops.zeros(shape_ops.concat([shape_ops.reshape(batch - rows, [1]), shape_ops.shape(result)[1:]], 0),
+                              dtype=result.dtype)
+        result = shape_ops.concat([result, pad], 0)
+        if default_id is not None:
+            has = segment_ops.unsorted_segment_sum(cw.cast(shape_ops.ones_like(kept), result.dtype),
+                                                   cw.cast(ids.indices[:, 0], dtypes.int32), batch)
+            default = embedding_lookup(embedding_weights, [default_id], partition_strategy=partition_strategy)
+            empty = cw.equal(has, shape_ops.zeros_like(has))
+            result = cw.where_v2(shape_ops.reshape(empty, [-1, 1]), default, result)
+        return result

@@ -1,0 +1,138 @@
+"""Symbolic gradients in graph mode: `gradients(ys, xs)` adds the gradient ops to the graph.
+
+Semantics are TensorFlow's: the result is the gradient of `sum(ys)` (weighted by `grad_ys`) with
+respect to each x; an x that ys do not depend on gets None (or zeros with
+`unconnected_gradients="zero"`). Gradient functions come from the registry by op type and are the
+same functions GradientTape calls eagerly.
+"""
+from segflow._core import backward as backward_lib
+from segflow._core import mode as context
+from segflow._core import dtypes
+from segflow.framework import ops
+from segflow._core.gradients_util import AggregationMethod, UnconnectedGradients, _check_aggregation_method
+
+__all__ = ["gradients", "hessians", "AggregationMethod", "UnconnectedGradients"]
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _as_source(x):
+    """Variables are differentiated through their handle; anything else must be a graph tensor."""
+    if isinstance(x, ops._Reference):
+        x = x.deref()
+    if hasattr(x, "_gradient_source"):
+        return x._gradient_source()
+    return x
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE):
+    """Builds the gradients of `sum(ys)` with respect to each of `xs` (graph mode).
+
+    Args:
+      ys: a tensor or list of tensors to differentiate.
+      xs: a tensor, variable, or list of them.
+      grad_ys: optional list of upstream gradients, one per y (default: ones).
+      aggregation_method: `AggregationMethod.ADD_N` (default) or `EXPERIMENTAL_TREE`.
+      stop_gradients: tensors treated as constants (no gradient flows through them).
+      unconnected_gradients: "none" (default) gives None for an x that ys do not depend on; "zero"
+        gives zeros.
+      colocate_gradients_with_ops, gate_gradients: accepted for compatibility (placement and gating
+        do not change results on one CPU).
+    Returns:
+      A list with one gradient (Tensor, IndexedSlices or None) per x.
+    Raises:
+      RuntimeError: called while executing eagerly (use GradientTape).
+      LookupError: an op on the path has no registered gradient.
+    """
+    if context.executing_eagerly():
+        raise RuntimeError("sf.gradients is not supported when eager execution is enabled. "
+                           "Use sf.GradientTape instead.")
+    _check_aggregation_method(aggregation_method)
+    unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
+    from segflow.ops import array_ops
+    from segflow._ops import gather as gather_ops
+    ys = [ops.convert_to_tensor_or_indexed_slices(y) for y in _as_list(ys)]
+    given_xs = [x.deref() if isinstance(x, ops._Reference) else x for x in _as_list(xs)]
+    xs = [_as_source(x) for x in given_xs]
+    xs = [ops.convert_to_tensor(x) if not isinstance(x, ops.Tensor) else x for x in xs]
+    grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    stop_ids = {id(t) for t in _as_list(stop_gradients or [])}
+
+    with ops.name_scope(name, "gradients"):
+        backward_lib.dense_targets(ys, grad_ys, gather_ops.gather)
+        seeds = []
+        for i, (y, gy) in enumerate(zip(ys, grad_ys)):
+            if gy is None:
+                if y.dtype.is_integer or y.dtype.is_bool:
+                    raise TypeError(f"Gradients of an integer or bool tensor are not defined: {y.name} "
+                                    f"has dtype {y.dtype.name}")
+                with ops.colocate_with(y) if colocate_gradients_with_ops else _null():
+                    gy = array_ops.ones_like(y, name=f"grad_ys_{i}")
+            else:
+                gy = ops.convert_to_tensor_or_indexed_slices(gy, dtype=y.dtype)
+            seeds.append(gy)
+
+        def scope(op):
+            if colocate_gradients_with_ops:
+                return _both(ops.name_scope(op.name + "_grad"), ops.colocate_with(op))
+            return ops.name_scope(op.name + "_grad")
+
+        between = backward_lib.graph_ops_between(ys, stop_ids - {id(x) for x in xs})
+        result = backward_lib.backward(between, ys, seeds, xs, stop_ids=stop_ids,
+                                       aggregation_method=aggregation_method, build_scope=scope)
+        for i, (g, x, given) in enumerate(zip(result, xs, given_xs)):
+            if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
+                # zeros like the variable's value, not like its resource handle
+                result[i] = array_ops.zeros_like(given if x.dtype == dtypes.resource else x)
+    return result
+
+
+class _both:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __enter__(self):
+        self.a.__enter__()
+        self.b.__enter__()
+
+    def __exit__(self, *exc):
+        self.b.__exit__(*exc)
+        return self.a.__exit__(*exc)
+
+
+class _null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
+             aggregation_method=None):
+    """The Hessian of `sum(ys)` with respect to each x: shape `x.shape + x.shape`."""
+    from segflow.ops import array_ops
+    xs = _as_list(xs)
+    result = []
+    with ops.name_scope(name, "hessians"):
+        for x, g in zip(xs, gradients(ys, xs, aggregation_method=aggregation_method)):
+            if g is None:
+                result.append(None)
+                continue
+            g = ops.convert_to_tensor(g)
+            n = x.shape.num_elements()
+            if n is None:
+                raise ValueError(f"hessians needs a fully known shape for {x.name}, got {x.shape}")
+            flat = array_ops.reshape(g, [-1])
+            rows = []
+            for i in range(n):
+                row = gradients(flat[i], x, aggregation_method=aggregation_method)[0]
+                rows.append(array_ops.zeros_like(x) if row is None else ops.convert_to_tensor(row))
+            result.append(array_ops.reshape(array_ops.stack(rows), x.shape.as_list() + x.shape.as_list()))
+    return result

@@ -1,0 +1,113 @@
+"""Matrix products: MatMul (2-D) and BatchMatMulV2 (batched, broadcasting). Gradients in linalg_grad.py."""
+import numpy as np
+
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow.framework import ops
+from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow.kernels import BadInput
+
+__all__ = ["matmul"]
+
+_MATMUL_TYPES = dtypes.FLOATING + dtypes.COMPLEX + (dtypes.int32, dtypes.int64)
+
+
+def _matrix_dims(shape, transpose):
+    dims = shape.as_list() if shape.rank is not None else None
+    if dims is None:
+        return None, None, None
+    rows, cols = dims[-2], dims[-1]
+    return (cols, rows, dims[:-2]) if transpose else (rows, cols, dims[:-2])
+
+
+def _infer_matmul(op, a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    batched = op.type == "BatchMatMulV2"
+    for name, t in (("a", a), ("b", b)):
+        r = t.shape.rank
+        if r is not None and (r != 2 if not batched else r < 2):
+            raise errors.invalid_input(op, name, f"must be {'a matrix' if not batched else 'at least 2-D'}, "
+                                       f"got shape {t.shape}")
+    m, ka, batch_a = _matrix_dims(a.shape, transpose_a or adjoint_a)
+    kb, n, batch_b = _matrix_dims(b.shape, transpose_b or adjoint_b)
+    if ka is not None and kb is not None and ka != kb:
+        raise errors.invalid_input(op, "b", f"Matrix size-incompatible: In[0]: {a.shape}, In[1]: {b.shape} "
+                                   f"(inner dimensions {ka} and {kb} differ)")
+    if a.shape.rank is None or b.shape.rank is None:
+        return [TensorSpec(a.dtype, tensor_shape.unknown_shape())]
+    try:
+        batch = tensor_shape.broadcast_shape(tensor_shape.TensorShape(batch_a), tensor_shape.TensorShape(batch_b))
+    except ValueError:
+        raise errors.invalid_input(op, "b", f"batch dimensions of {b.shape} do not broadcast with those of "
+                                   f"'a' {a.shape}") from None
+    return [TensorSpec(a.dtype, batch.concatenate([m, n]))]
+
+
+def _operand(x, transpose, adjoint):
+    if adjoint:
+        x = np.conj(x)
+    if transpose or adjoint:
+        x = np.swapaxes(x, -1, -2)
+    return x
+
+
+def _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched):
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim != 2 and not batched or x.ndim < 2:
+            raise BadInput(name, f"must be {'at least 2-D' if batched else 'a matrix'}, got shape {x.shape}")
+    ka = a.shape[-2] if transpose_a or adjoint_a else a.shape[-1]
+    kb = b.shape[-1] if transpose_b or adjoint_b else b.shape[-2]
+    if ka != kb:
+        raise BadInput("b", f"Matrix size-incompatible: In[0]: {a.shape}, In[1]: {b.shape} "
+                            f"(inner dimensions {ka} and {kb} differ)")
+    try:
+        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise BadInput("b", f"batch dimensions of {b.shape} do not broadcast with those of 'a' {a.shape}") from None
+
+
+def _matmul_kernel(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched=False)
+    return np.matmul(_operand(a, transpose_a, adjoint_a), _operand(b, transpose_b, adjoint_b))
+
+
+def _batch_matmul_kernel(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched=True)
+    return np.matmul(_operand(a, transpose_a, adjoint_a), _operand(b, transpose_b, adjoint_b))
+
+
+_DEFAULTS = {"transpose_a": False, "transpose_b": False, "adjoint_a": False, "adjoint_b": False}
+register_op("MatMul", inputs=("a", "b"), attrs={"T": ("a", "b")}, allowed={"T": _MATMUL_TYPES},
+            infer=_infer_matmul, kernel=_matmul_kernel, defaults=_DEFAULTS)
+register_op("BatchMatMulV2", inputs=("a", "b"), attrs={"T": ("a", "b")}, allowed={"T": _MATMUL_TYPES},
+            infer=_infer_matmul, kernel=_batch_matmul_kernel, defaults=_DEFAULTS)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None):
+    """The matrix product of `a` and `b`, each optionally transposed or adjoined (conjugate transpose).
+
+    Args:
+      a, b: tensors of one dtype (float, complex, int32 or int64) and rank >= 2; inputs of rank > 2 are
+        batches of matrices whose batch dimensions broadcast (NumPy rules). Python values take the
+        other operand's dtype.
+      transpose_a, transpose_b, adjoint_a, adjoint_b: use op(a) = a^T or a^H (per operand, at most one).
+      a_is_sparse, b_is_sparse: accepted for TF compatibility; ignored.
+    Returns:
+      Shape `batch + [m, n]` (MatMul for two matrices, BatchMatMulV2 otherwise).
+    Raises:
+      InvalidArgumentError naming input 'b' when the inner dimensions differ or batch dimensions do not
+      broadcast; naming 'a'/'b' when an input is not a matrix.
+    """
+    if transpose_a and adjoint_a or transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose and adjoint may be True for each operand")
+    if not isinstance(a, ops.Tensor):
+        a = ops.convert_to_tensor(a, preferred_dtype=getattr(b, "dtype", None))
+    if not isinstance(b, ops.Tensor):
+        b = ops.convert_to_tensor(b, dtype_hint=a.dtype)
+    ra, rb = a.shape.rank, b.shape.rank
+    batched = ra is None or rb is None or ra > 2 or rb > 2  # unknown rank: the batched op handles both
+    return apply_op("BatchMatMulV2" if batched else "MatMul", a, b, name=name, transpose_a=transpose_a,
+                    transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
+
+
+ops.Tensor._override_operator("__matmul__", matmul)
+ops.Tensor._override_operator("__rmatmul__", lambda y, x: matmul(x, y))

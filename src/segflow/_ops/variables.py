@@ -1,0 +1,104 @@
+"""TensorFlow's `variables` module: `Variable` (a resource variable), collections of variables and
+their initializers.
+
+    v = variables.Variable(np.zeros((4, 2)), name="v")
+    init = variables.global_variables_initializer()    # graph mode: run it in each Session
+"""
+from segflow._core import mode as context
+from segflow.framework import ops
+from segflow._ops.variable import ResourceVariable, _UnreadVariable  # noqa: F401
+
+__all__ = ["Variable", "ResourceVariable", "RefVariable", "VariableV1", "global_variables", "local_variables",
+           "trainable_variables", "model_variables", "moving_average_variables", "all_variables",
+           "global_variables_initializer", "local_variables_initializer", "variables_initializer",
+           "initialize_all_variables", "initialize_variables", "initialize_local_variables",
+           "is_variable_initialized", "assert_variables_initialized", "report_uninitialized_variables",
+           "VariableSynchronization", "VariableAggregation"]
+
+Variable = ResourceVariable
+VariableV1 = ResourceVariable
+RefVariable = ResourceVariable
+
+
+class VariableSynchronization:
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation:
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3
+
+
+def global_variables(scope=None):
+    """The variables of the default graph's GLOBAL_VARIABLES collection (empty eagerly)."""
+    return ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+all_variables = global_variables
+
+
+def local_variables(scope=None):
+    return ops.get_collection(ops.GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def trainable_variables(scope=None):
+    """The variables of the default graph's TRAINABLE_VARIABLES collection (empty eagerly)."""
+    return ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def model_variables(scope=None):
+    return ops.get_collection(ops.GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None):
+    return ops.get_collection("moving_average_variables", scope)
+
+
+def variables_initializer(var_list, name="init"):
+    """One op running the initializers of `var_list` (graph mode); None eagerly, where variables are
+    initialized when created."""
+    if context.executing_eagerly():
+        return None
+    from segflow._ops.variable import _group
+    return _group([v.initializer for v in var_list], name=name)
+
+
+initialize_variables = variables_initializer
+
+
+def global_variables_initializer():
+    """Initializes every variable in GLOBAL_VARIABLES (run it in each Session before reading)."""
+    return variables_initializer(global_variables())
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init_local")
+
+
+initialize_local_variables = local_variables_initializer
+
+
+def is_variable_initialized(variable):
+    return variable.is_initialized()
+
+
+def assert_variables_initialized(var_list=None):
+    return None
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """Names of the variables of `var_list` (default: all global ones) not yet initialized, as a
+    string tensor (graph mode)."""
+    from segflow._ops.variable import _report_uninitialized
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    return _report_uninitialized(var_list, name)
