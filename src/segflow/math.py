@@ -1,10 +1,27 @@
 """`sf.math` (TensorFlow's `tf.math`): elementwise, reduction, segment and sequence ops."""
-from segflow._ops.elementwise import abs, acos, add, add_v2, angle, asin, atan, cast, ceil, complex, conj, cos, cosh, div, div_no_nan, divide, equal, erf, exp, expm1, floor, floor_div, floordiv, floormod, greater, greater_equal, imag, is_finite, is_inf, is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or, logical_xor, maximum, minimum, mod, mul, multiply, neg, negative, not_equal, pow, real, realdiv, reciprocal, round, rsqrt, scalar_mul, select, sigmoid, sign, sin, sinh, softplus, sqrt, square, squared_difference, sub, subtract, sum_to_shape, tan, tanh, to_double, to_float, to_int32, to_int64, truediv, truncatediv, where, where_v2
-from segflow._ops.reduce import argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
-from segflow._ops.segment import bincount, segment_max, segment_mean, segment_min, segment_prod, segment_sum, sparse_segment_mean, sparse_segment_mean_with_num_segments, sparse_segment_sqrt_n, sparse_segment_sqrt_n_with_num_segments, sparse_segment_sum, sparse_segment_sum_with_num_segments, unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum
+from segflow._ops.elementwise import (
+    abs, acos, add, add_v2, angle, asin, atan, ceil, complex, conj, cos, cosh, div, div_no_nan, divide,
+    equal, erf, exp, expm1, floor, floor_div, floordiv, floormod, greater, greater_equal, imag,
+    is_finite, is_inf, is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
+    logical_xor, maximum, minimum, mod, mul, multiply, neg, negative, not_equal, pow, real, realdiv,
+    reciprocal, round, rsqrt, scalar_mul, select, sigmoid, sign, sin, sinh, softplus, sqrt, square,
+    squared_difference, sub, subtract, sum_to_shape, tan, tanh, truediv, truncatediv, where, where_v2
+)
+from segflow._ops.cast import cast, to_double, to_float, to_int32, to_int64
+from segflow._ops.reduce import (
+    argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    reduce_mean, reduce_min, reduce_prod, reduce_sum
+)
+from segflow._ops.segment import (
+    bincount, segment_max, segment_mean, segment_min, segment_prod, segment_sum, sparse_segment_mean,
+    sparse_segment_mean_with_num_segments, sparse_segment_sqrt_n,
+    sparse_segment_sqrt_n_with_num_segments, sparse_segment_sum, sparse_segment_sum_with_num_segments,
+    unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
+    unsorted_segment_sqrt_n, unsorted_segment_sum
+)
 from segflow._ops.linalg import matmul
 from segflow._ops.sequence import invert_permutation, range
-from segflow._ops.shape import add_n
+from segflow._ops.reduce import add_n
 from segflow._ops.sort import top_k
 
 __all__ = ["abs", "acos", "add", "add_n", "add_v2", "angle", "argmax", "argmin", "asin", "atan", "bincount",

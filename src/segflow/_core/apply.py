@@ -17,7 +17,7 @@ it eagerly or adds it to the default graph.
 - kernel(*arrays, **static_attrs) -> array or tuple of arrays (lists for "*" inputs). A kernel with
   `stateful=True` gets an `ExecState` first (resources of the Session or of eager execution).
 
-The gradient of an op is registered separately by op name (`ops.RegisterGradient`).
+The gradient of an op is registered separately by op name (`RegisterGradient`).
 """
 from collections import namedtuple
 
@@ -25,7 +25,11 @@ import numpy as np
 
 from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import get_default_graph
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import RegisterGradient
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow.kernels import BadInput
 
 __all__ = ["register_op", "lookup_op", "apply_op", "TensorSpec", "OpDef", "ExecState", "list_ops",
@@ -35,8 +39,8 @@ TensorSpec = namedtuple("TensorSpec", ["dtype", "shape"])
 
 _OPS = {}
 
-_EagerTensor = ops.EagerTensor
-_Tensor = ops.Tensor
+_EagerTensor = EagerTensor
+_Tensor = Tensor
 _ndarray = np.ndarray
 _generic = np.generic
 # Per thread (threading.local): `_state.eager`, `_tape_state.tapes`. The process-wide flags read first
@@ -424,7 +428,7 @@ def _convert_inputs(opdef, inputs, hints=None):
         for p in positions:
             x = inputs[p]
             for item in (x if opdef.list_inputs[p] and isinstance(x, (list, tuple)) else [x]):
-                if isinstance(item, (ops.Tensor, ops.IndexedSlices)) or hasattr(item, "_as_graph_element") \
+                if isinstance(item, (Tensor, IndexedSlices)) or hasattr(item, "_as_graph_element") \
                         or hasattr(item, "_dense_var_to_tensor"):
                     found = item.dtype
                     break
@@ -440,7 +444,7 @@ def _convert_inputs(opdef, inputs, hints=None):
     out = []
     for p, x in enumerate(inputs):
         if opdef.list_inputs[p]:
-            if isinstance(x, (ops.Tensor, ops.IndexedSlices)):
+            if isinstance(x, (Tensor, IndexedSlices)):
                 raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
                                            "expects a list of tensors, got a single tensor")
             out.append([_to_tensor(opdef, p, item, hint_at[p]) for item in x])
@@ -450,16 +454,16 @@ def _convert_inputs(opdef, inputs, hints=None):
 
 
 def _to_tensor(opdef, p, x, hint):
-    if isinstance(x, ops.Tensor):
+    if isinstance(x, Tensor):
         eager = _shared.all_eager or _state.eager
         if eager and not isinstance(x, _EagerTensor):
             raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
                                        f"symbolic tensor {x.name} cannot be used while executing eagerly")
-        return x if eager or type(x) is not _EagerTensor else ops.convert_to_tensor(x)
+        return x if eager or type(x) is not _EagerTensor else convert_to_tensor(x)
     try:
-        if hint is not None and not isinstance(x, (np.ndarray, np.generic, ops.IndexedSlices)):
-            return ops.convert_to_tensor(x, preferred_dtype=hint)
-        return ops.convert_to_tensor(x)
+        if hint is not None and not isinstance(x, (np.ndarray, np.generic, IndexedSlices)):
+            return convert_to_tensor(x, preferred_dtype=hint)
+        return convert_to_tensor(x)
     except (TypeError, ValueError) as e:
         if isinstance(e, errors.OpError):
             raise
@@ -472,7 +476,7 @@ def _to_tensor(opdef, p, x, hint):
 
 
 def _build_node(opdef, inputs, attrs, name):
-    graph = ops.get_default_graph()
+    graph = get_default_graph()
     hints = attrs.pop("_dtype_hints", None)
     if (not opdef.has_list_input and hints is None and len(inputs) == len(opdef.input_names)
             and all(type(x) is _Tensor for x in inputs)):

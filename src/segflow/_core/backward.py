@@ -13,7 +13,10 @@ that reach a tensor (`aggregate`: add_n, IndexedSlices concatenated, mixed densi
 gradient functions (`call_grad_fn`: zeros for missing output gradients, one result per input),
 `skip_input_indices`, `stop_gradients`, integer and resource tensors, and `unconnected_gradients`.
 """
-from segflow.framework import errors, ops
+from segflow._core import errors
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import Tensor
 from segflow._core.gradients_util import UnconnectedGradients, aggregate, call_grad_fn, is_backpropagatable, lookup_grad_fn
 
 __all__ = ["backward", "graph_ops_between", "dense_targets", "check_unconnected"]
@@ -32,12 +35,12 @@ def dense_targets(targets, target_grads, gather):
     """An IndexedSlices target stands for its dense form: d sum(dy * dense(y)) / d values is
     dy[indices]. Replaces such targets by their values (and a given dy by `gather(dy, indices)`)."""
     for i, y in enumerate(targets):
-        if isinstance(y, ops.IndexedSlices):
+        if isinstance(y, IndexedSlices):
             dy = target_grads[i]
-            if isinstance(dy, ops.IndexedSlices):
+            if isinstance(dy, IndexedSlices):
                 raise TypeError(f"the upstream gradient for the IndexedSlices target {i} must be dense")
             if dy is not None:
-                target_grads[i] = gather(ops.convert_to_tensor(dy, dtype=y.dtype), y.indices)
+                target_grads[i] = gather(convert_to_tensor(dy, dtype=y.dtype), y.indices)
             targets[i] = y.values
 
 
@@ -148,7 +151,7 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
         for x, g in zip(inputs, in_grads):
             if g is None or id(x) not in reach or not is_backpropagatable(x):
                 continue
-            if build_scope is not None and isinstance(g, ops.Tensor) and g.dtype != x.dtype and x.dtype.is_floating:
+            if build_scope is not None and isinstance(g, Tensor) and g.dtype != x.dtype and x.dtype.is_floating:
                 raise errors.InvalidArgumentError(
                     None, None, f"gradient of {op.type} '{op.name}' for input {x.name} has dtype "
                     f"{g.dtype.name}, expected {x.dtype.name}")

@@ -1,14 +1,28 @@
 """Conversion of Python values, NumPy arrays, variables and IndexedSlices to tensors."""
+import numpy as np
 
 from segflow._core import mode as context
 from segflow._core import dtypes
 from segflow._core.indexed_slices import IndexedSlices, _indexed_slices_to_tensor
 from segflow._core.tensor import EagerTensor, Tensor
 
-__all__ = ['convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
+__all__ = ['index_array', 'convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
 
 _ctx_state = context._state
 _ctx_shared = context._shared
+
+def index_array(x):
+    """An index argument as int32 (int64 when needed) without truncating: a float or bool array is
+    passed on as it is, for the op to refuse by dtype (TF's ops take int32/int64 only)."""
+    arr = np.asarray(x)
+    if arr.size == 0 and arr.dtype.kind not in "iu":
+        return arr.astype(np.int32)
+    if arr.dtype.kind not in "iu":
+        return arr
+    return arr.astype(np.int32 if not arr.size or (arr.min() >= -2**31 and arr.max() < 2**31) else np.int64)
+
+
+
 
 # ----------------------------------------------------------------------------------------------
 # Conversion

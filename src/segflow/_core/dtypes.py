@@ -176,6 +176,7 @@ object.__setattr__(complex128, "real_dtype", float64)
 FLOATING = (float16, bfloat16, float32, float64)
 INTEGER = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 COMPLEX = (complex64, complex128)
+INDEX = (int32, int64)          # the dtypes TF's index and shape arguments take
 REAL_NUMERIC = FLOATING + INTEGER
 NUMERIC = REAL_NUMERIC + COMPLEX
 ALL = NUMERIC + (bool, string, resource, variant)

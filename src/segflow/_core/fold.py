@@ -2,7 +2,8 @@
 import numpy as np
 
 from segflow._core import shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import EagerTensor, Tensor
 
 __all__ = ["constant_value", "constant_value_as_shape", "make_ndarray", "make_tensor_proto", "is_tensor"]
 
@@ -16,11 +17,11 @@ def constant_value(tensor, partial=False):
     Eager tensors give their value; Const nodes theirs; Shape/Size/Rank of statically known shapes,
     and any stateless op whose inputs are all known and small, are folded by running their kernel.
     """
-    if isinstance(tensor, ops.EagerTensor):
+    if isinstance(tensor, EagerTensor):
         return tensor.numpy()
     if isinstance(tensor, (np.ndarray, np.generic, int, float, bool, list, tuple)):
         return np.asarray(tensor)
-    if not isinstance(tensor, ops.Tensor):
+    if not isinstance(tensor, Tensor):
         return None
     op = tensor.op
     cache = op._const_cache
@@ -65,7 +66,7 @@ def constant_value_as_shape(tensor):
     value = constant_value(tensor)
     if value is not None:
         return tensor_shape.TensorShape([int(d) if d >= 0 else None for d in np.asarray(value).reshape(-1)])
-    if isinstance(tensor, ops.Tensor) and not isinstance(tensor, ops.EagerTensor):
+    if isinstance(tensor, Tensor) and not isinstance(tensor, EagerTensor):
         if tensor.op.type == "Shape":
             return tensor.op.inputs[0].shape
         if tensor.op.type == "Pack":
@@ -90,4 +91,4 @@ def make_tensor_proto(values, dtype=None, shape=None):
 
 
 def is_tensor(x):
-    return isinstance(x, (ops.Tensor, ops.IndexedSlices)) or hasattr(x, "_dense_var_to_tensor")
+    return isinstance(x, (Tensor, IndexedSlices)) or hasattr(x, "_dense_var_to_tensor")

@@ -6,7 +6,9 @@ and indices are concatenated (still sparse); when they are mixed the sparse ones
 `unsorted_segment_sum` and everything is added.
 """
 from segflow._core import dtypes
-from segflow.framework import ops
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import get_gradient_function
+from segflow._core.tensor import Tensor
 
 
 class AggregationMethod:
@@ -39,13 +41,13 @@ def aggregate(grads, aggregation_method=None):
     if len(grads) == 1:
         return grads[0]
     from segflow.ops import array_ops, math_ops
-    sparse = [g for g in grads if isinstance(g, ops.IndexedSlices)]
+    sparse = [g for g in grads if isinstance(g, IndexedSlices)]
     if len(sparse) == len(grads):
-        return ops.IndexedSlices(array_ops.concat([g.values for g in grads], 0),
+        return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
                                  array_ops.concat([math_ops.cast(g.indices, grads[0].indices.dtype)
                                                    for g in grads], 0),
                                  grads[0].dense_shape)
-    dense = [math_ops.densify_indexed_slices(g) if isinstance(g, ops.IndexedSlices) else g for g in grads]
+    dense = [math_ops.densify_indexed_slices(g) if isinstance(g, IndexedSlices) else g for g in grads]
     if aggregation_method == AggregationMethod.EXPERIMENTAL_TREE:
         while len(dense) > 1:
             paired = [math_ops.add(dense[i], dense[i + 1]) for i in range(0, len(dense) - 1, 2)]
@@ -76,7 +78,7 @@ def call_grad_fn(grad_fn, op, out_grads):
             break
     result = grad_fn(op, *filled)
     if type(result) is not list:
-        if isinstance(result, (ops.Tensor, ops.IndexedSlices)) or result is None:
+        if isinstance(result, (Tensor, IndexedSlices)) or result is None:
             result = [result]
         else:
             result = list(result)
@@ -91,4 +93,4 @@ def lookup_grad_fn(op):
     fn = getattr(op, "grad_fn", None)
     if fn is not None:
         return fn
-    return ops.get_gradient_function(op)
+    return get_gradient_function(op)

@@ -7,7 +7,9 @@ generators keep their state in the Session (`ExecState.resources`).
 import numpy as np
 
 from segflow._core import dtypes, errors, mode
-from segflow.framework import ops
+from segflow._core.graph import Operation, get_default_graph
+from segflow._core.indexed_slices import IndexedSlices, IndexedSlicesValue
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import ExecState, regroup_inputs, resource_exhausted
 from segflow.kernels import BadInput
 from segflow.util import nest
@@ -40,7 +42,7 @@ class Session(BaseSession):
     """
 
     def __init__(self, target="", graph=None, config=None):
-        self._graph = graph if graph is not None else ops.get_default_graph()
+        self._graph = graph if graph is not None else get_default_graph()
         self._resources = {}
         self._plans = {}
         self._closed = False
@@ -67,7 +69,7 @@ class Session(BaseSession):
         self._default_ctx = self.as_default()
         self._default_ctx.__enter__()
         self._graph_ctx = None
-        if ops.get_default_graph() is not self._graph:
+        if get_default_graph() is not self._graph:
             self._graph_ctx = self._graph.as_default()
             self._graph_ctx.__enter__()
         return self
@@ -147,7 +149,7 @@ class Session(BaseSession):
                     else:
                         parts.append(values[i])
                         i += 1
-                out.append(ops.IndexedSlicesValue(*parts))
+                out.append(IndexedSlicesValue(*parts))
             else:
                 out.append(None)
         return nest.pack_sequence_as(fetches, out)
@@ -157,16 +159,16 @@ class Session(BaseSession):
             raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
         if hasattr(f, "_as_graph_element"):
             f = f._as_graph_element()
-        if isinstance(f, ops.IndexedSlices):
+        if isinstance(f, IndexedSlices):
             return "slices", (self._check_graph(f.values), self._check_graph(f.indices),
                               None if f.dense_shape is None else self._check_graph(f.dense_shape))
         if isinstance(f, str):
             f = self._graph.as_graph_element(f)
-        if isinstance(f, ops.EagerTensor):
+        if isinstance(f, EagerTensor):
             raise TypeError(f"Fetch argument {f!r} is an eager tensor; a Session runs graph elements only")
-        if isinstance(f, ops.Tensor):
+        if isinstance(f, Tensor):
             return "t", self._check_graph(f)
-        if isinstance(f, ops.Operation):
+        if isinstance(f, Operation):
             if f.graph is not self._graph:
                 raise ValueError(f"Fetch argument {f.name} is not an element of this graph.")
             return "op", f
@@ -186,7 +188,7 @@ class Session(BaseSession):
                 key = self._graph.as_graph_element(key, allow_operation=False)
             except (KeyError, ValueError) as e:
                 raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
-        if isinstance(key, ops.EagerTensor) or not isinstance(key, ops.Tensor):
+        if isinstance(key, EagerTensor) or not isinstance(key, Tensor):
             raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r} is not a graph tensor "
                             "(feed placeholders or other tensors of the session's graph)")
         if key.graph is not self._graph:
@@ -197,7 +199,7 @@ class Session(BaseSession):
         return key
 
     def _feed_value(self, t, value):
-        if isinstance(value, ops.Tensor) and not isinstance(value, ops.EagerTensor):
+        if isinstance(value, Tensor) and not isinstance(value, EagerTensor):
             raise TypeError(f"The value of a feed cannot be a symbolic Tensor ({value.name}); "
                             "feed NumPy arrays or Python values")
         np_dtype = t.dtype.as_numpy_dtype

@@ -10,19 +10,24 @@ import numpy as np
 
 from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor, convert_to_tensor_or_indexed_slices
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import EagerTensor, Tensor, _Reference
 from segflow._core import backward as backward_lib
 from segflow._core.gradients_util import UnconnectedGradients
 from segflow.util import nest
+from segflow._ops import shape as array_ops
+from segflow._ops import gather as gather_ops
+from segflow._ops import join as join_ops
 
 __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
            "imperative_grad", "make_vjp"]
 
 
 def _source(x):
-    if type(x) is ops.EagerTensor:  # the common case, without probing for attributes
+    if type(x) is EagerTensor:  # the common case, without probing for attributes
         return x
-    if isinstance(x, ops._Reference):
+    if isinstance(x, _Reference):
         x = x.deref()
     if hasattr(x, "_gradient_source"):
         return x._gradient_source()
@@ -33,7 +38,6 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
                     unconnected_gradients=UnconnectedGradients.NONE):
     """Gradients of `targets` (weighted by `output_gradients`) w.r.t. `sources` over `tape`'s records:
     the one backward walk (`_core.backward`) over the records, gradient functions running eagerly."""
-    from segflow.ops import array_ops
     # Only what the tape watched can be a source (a watched tensor or variable, or an output of a
     # recorded op); an unwatched constant that met a watched value in some op still gets None, as in TF.
     watched = tape.watched
@@ -42,14 +46,14 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
     for i, t in enumerate(targets):
         g = None if output_gradients is None else output_gradients[i]
         if g is None:
-            if type(t) is ops.EagerTensor:
+            if type(t) is EagerTensor:
                 # The seed directly (OnesLike is not differentiable, so no tape needs to see it).
                 v = t._value
-                g = ops.EagerTensor(np.ones(v.shape, v.dtype))
+                g = EagerTensor(np.ones(v.shape, v.dtype))
             else:
                 g = array_ops.ones_like(t)
         else:
-            g = ops.convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
+            g = convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
         seeds.append(g)
     result = backward_lib.backward(tape.records, targets, seeds, sources, reach=reach)
     if unconnected_gradients == UnconnectedGradients.ZERO:
@@ -60,7 +64,6 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
 
 
 def _zeros_for_handle(handle):
-    from segflow.ops import array_ops
     return array_ops.zeros_like(handle._value.item().read())
 
 
@@ -122,13 +125,13 @@ class GradientTape:
         if self._tape is None:
             raise ValueError("GradientTape.watch called outside the tape's `with` block")
         for t in nest.flatten(tensor):
-            if type(t) is ops.EagerTensor:  # the common case
+            if type(t) is EagerTensor:  # the common case
                 self._tape.watch(t)
                 continue
             src = _source(t)
             if hasattr(t, "_gradient_source") and not self._tape.is_watched(src):
                 self._tape.watched_variables.append(t)
-            if not isinstance(src, ops.Tensor):
+            if not isinstance(src, Tensor):
                 raise ValueError(f"Passed in object of type {type(t).__name__}, not a tensor or variable")
             self._tape.watch(src)
 
@@ -176,18 +179,17 @@ class GradientTape:
                                "gradients (or jacobians)")
         unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
         self._used = True
-        flat_targets = [ops.convert_to_tensor(t) if not isinstance(t, (ops.Tensor, ops.IndexedSlices)) else t
+        flat_targets = [convert_to_tensor(t) if not isinstance(t, (Tensor, IndexedSlices)) else t
                         for t in nest.flatten(target)]
         flat_sources = [_source(s) for s in nest.flatten(sources)]
         for s in flat_sources:
-            if not isinstance(s, ops.Tensor):
+            if not isinstance(s, Tensor):
                 raise ValueError(f"GradientTape.gradient sources must be tensors or variables, got {type(s).__name__}")
         flat_out = None if output_gradients is None else nest.flatten(output_gradients)
         if flat_out is not None and len(flat_out) != len(flat_targets):
             raise ValueError(f"output_gradients has {len(flat_out)} entries for {len(flat_targets)} targets; "
                              "pass one gradient (a tensor, or None) per target")
-        if any(isinstance(t, ops.IndexedSlices) for t in flat_targets):
-            from segflow._ops import gather as gather_ops
+        if any(isinstance(t, IndexedSlices) for t in flat_targets):
             if flat_out is None:
                 flat_out = [None] * len(flat_targets)
             backward_lib.dense_targets(flat_targets, flat_out, gather_ops.gather)
@@ -209,14 +211,13 @@ class GradientTape:
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """d target[i...] / d source[j...]: shape `target.shape + source.shape` per source."""
-        from segflow.ops import array_ops
         if self._tape is None or (self._used and not self._persistent):
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
                                "gradients (or jacobians)")
         unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
         self._used = True
         flat_sources = [_source(s) for s in nest.flatten(sources)]
-        target = ops.convert_to_tensor(target)
+        target = convert_to_tensor(target)
         n = int(np.prod(target.shape.as_list()))
         was = self._recording
         if was:
@@ -226,10 +227,10 @@ class GradientTape:
             for i in range(n):
                 seed = np.zeros(n, dtype=target.dtype.as_numpy_dtype)
                 seed[i] = 1
-                seed = ops.EagerTensor(seed.reshape(target.shape.as_list()))
+                seed = EagerTensor(seed.reshape(target.shape.as_list()))
                 grads = imperative_grad(self._tape, [target], flat_sources, [seed], unconnected_gradients)
                 for k, g in enumerate(grads):
-                    rows[k].append(None if g is None else ops.convert_to_tensor(g))
+                    rows[k].append(None if g is None else convert_to_tensor(g))
         finally:
             if was:
                 self._push(tapes)
@@ -243,7 +244,7 @@ class GradientTape:
                 result.append(array_ops.zeros(shape, dtype=s.dtype))
             else:
                 r = [array_ops.zeros(s.shape.as_list(), dtype=s.dtype) if g is None else g for g in r]
-                result.append(array_ops.reshape(array_ops.stack(r), shape))
+                result.append(array_ops.reshape(join_ops.stack(r), shape))
         return nest.pack_sequence_as(sources, result)
 
 
@@ -263,7 +264,7 @@ def value_and_gradients_function(f, params=None):
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
-        args = [ops.convert_to_tensor(a) if not isinstance(a, ops.Tensor) and not hasattr(a, "_gradient_source")
+        args = [convert_to_tensor(a) if not isinstance(a, Tensor) and not hasattr(a, "_gradient_source")
                 else a for a in args]
         chosen = range(len(args)) if params is None else params
         with GradientTape() as tape:
@@ -292,7 +293,7 @@ def make_vjp(f, params=None):
     """`make_vjp(f)(*args)` -> (result, vjp) where vjp(dy) gives the gradients w.r.t. args."""
 
     def decorated(*args):
-        args = [ops.convert_to_tensor(a) for a in args]
+        args = [convert_to_tensor(a) for a in args]
         tape = GradientTape(persistent=True)
         with tape:
             for a in args:

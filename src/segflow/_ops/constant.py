@@ -3,7 +3,7 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow._core import dtypes, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import TensorSpec, apply_op, register_op
 
 __all__ = ["constant", "to_numpy"]
@@ -25,7 +25,7 @@ def _python_dtype(value):
 def to_numpy(value, dtype=None, strict=False):
     """`value` as a NumPy array of `dtype` (a DType or None), with TF's conversion rules."""
     np_dtype = None if dtype is None else dtypes.as_dtype(dtype).as_numpy_dtype
-    if isinstance(value, ops.EagerTensor):
+    if isinstance(value, EagerTensor):
         arr = value.numpy()
     elif isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
@@ -55,7 +55,7 @@ def to_numpy(value, dtype=None, strict=False):
                 arr = arr.astype(object)
     if np_dtype is not None and arr.dtype != np_dtype:
         target = np.dtype(np_dtype)
-        if strict and not isinstance(value, (np.ndarray, np.generic, ops.EagerTensor)):
+        if strict and not isinstance(value, (np.ndarray, np.generic, EagerTensor)):
             if target.kind in "iub" and arr.dtype.kind in "fc" and not np.all(np.mod(arr.real, 1) == 0):
                 raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}")
             if target.kind == "b" and arr.dtype.kind != "b":
@@ -76,9 +76,9 @@ def _unwrap(value):
     for v in value:
         if isinstance(v, (list, tuple)):
             out.append(_unwrap(v))
-        elif isinstance(v, ops.EagerTensor):
+        elif isinstance(v, EagerTensor):
             out.append(v.numpy())
-        elif isinstance(v, ops.Tensor):
+        elif isinstance(v, Tensor):
             raise TypeError(f"Cannot convert a list holding symbolic tensor {v.name} to a constant; "
                             "use sf.stack")
         else:
@@ -112,9 +112,9 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False, _s
       TypeError: the value cannot be represented in `dtype`.
       ValueError: the value cannot take `shape`.
     """
-    if isinstance(value, ops.Tensor) and not isinstance(value, ops.EagerTensor):
+    if isinstance(value, Tensor) and not isinstance(value, EagerTensor):
         raise TypeError(f"constant() takes a value, not the symbolic tensor {value.name}")
-    arr = to_numpy(value, dtype, strict=_strict or dtype is not None and not isinstance(value, (np.ndarray, np.generic, ops.EagerTensor)))
+    arr = to_numpy(value, dtype, strict=_strict or dtype is not None and not isinstance(value, (np.ndarray, np.generic, EagerTensor)))
     if shape is not None:
         shape = tuple(int(d) for d in tensor_shape.as_shape(shape).as_list())
         if arr.size == 1 and int(np.prod(shape)) != 1:
@@ -128,5 +128,11 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False, _s
     elif arr is value or (isinstance(value, np.ndarray) and np.shares_memory(arr, value)):
         arr = arr.copy()
     if context._state.eager:
-        return ops.EagerTensor(arr)
+        return EagerTensor(arr)
     return apply_op("Const", name=name, value=arr, dtype=dtypes.from_numpy(arr.dtype))
+
+
+def eager_tensor(value, dtype=None):
+    """`tensor.Tensor(value)`, the early eager API's constructor that some TF test code uses: an eager
+    tensor holding `value` (same rules as `constant`)."""
+    return constant(value, dtype=dtype)

@@ -6,7 +6,10 @@ them. Eagerly, ops have already run in program order, so group and no_op return 
 import builtins
 
 from segflow._core import mode as context
-from segflow.framework import ops
+from segflow._core.graph import Operation, control_dependencies, get_default_graph, name_scope
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import NotDifferentiable
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import TensorSpec, apply_op, register_op  # noqa: F401
 from segflow._ops import shape as so
 from segflow.util import nest
@@ -23,32 +26,32 @@ def _no_op_kernel():
 
 
 register_op("NoOp", inputs=(), infer=_infer_no_op, kernel=_no_op_kernel, num_outputs=0, list_output=True)
-ops.NotDifferentiable("NoOp")
+NotDifferentiable("NoOp")
 
 
 def no_op(name=None):
     """An op that does nothing (graph: an `Operation` to hang control dependencies on; eager: None)."""
     if context.executing_eagerly():
         return None
-    graph = ops.get_default_graph()
+    graph = get_default_graph()
     count = len(graph._ops)
     apply_op("NoOp", name=name)
     return graph._ops[count]    # NoOp has no outputs: the new node itself is the result
 
 
 def _as_op(x):
-    if hasattr(x, "_gradient_source") and isinstance(getattr(x, "op", None), ops.Operation):
+    if hasattr(x, "_gradient_source") and isinstance(getattr(x, "op", None), Operation):
         # A variable, or the result of an update (assign/scatter): depend on its op. Going through
         # _as_graph_element would add a read of the whole variable.
         return x.op
     if hasattr(x, "_as_graph_element"):
         x = x._as_graph_element()
-    if isinstance(x, ops.Operation):
+    if isinstance(x, Operation):
         return x
-    if isinstance(x, (ops.Tensor, ops.IndexedSlices)) and not isinstance(x, ops.EagerTensor):
+    if isinstance(x, (Tensor, IndexedSlices)) and not isinstance(x, EagerTensor):
         return x.op
     op = getattr(x, "op", None)
-    if isinstance(op, ops.Operation):
+    if isinstance(op, Operation):
         return op
     raise TypeError(f"'inputs' should be zero or more (nested) Tensors or Operations, got {x!r} "
                     f"({type(x).__name__})")
@@ -69,7 +72,7 @@ def group(*inputs, name=None):
         op = _as_op(x)
         if op not in deps:
             deps.append(op)
-    with ops.control_dependencies(deps):
+    with control_dependencies(deps):
         return no_op(name=name or "group_deps")
 
 
@@ -78,12 +81,12 @@ def with_dependencies(dependencies, output_tensor, name=None):
     inputs; an IndexedSlices keeps its indices and dense_shape). Eagerly: `output_tensor`."""
     if context.executing_eagerly():
         return output_tensor
-    with ops.name_scope(name, "control_dependency"):
-        with ops.control_dependencies(dependencies):
-            if isinstance(output_tensor, ops.IndexedSlices):
-                return ops.IndexedSlices(so.identity(output_tensor.values), output_tensor.indices,
+    with name_scope(name, "control_dependency"):
+        with control_dependencies(dependencies):
+            if isinstance(output_tensor, IndexedSlices):
+                return IndexedSlices(so.identity(output_tensor.values), output_tensor.indices,
                                          output_tensor.dense_shape)
-            if isinstance(output_tensor, ops.Operation):
+            if isinstance(output_tensor, Operation):
                 return group(output_tensor)
             return so.identity(output_tensor)
 
@@ -94,6 +97,6 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
     tensors = builtins.list(tensors)
     if context.executing_eagerly():
         return tensors
-    with ops.name_scope(name, "tuple"):
+    with name_scope(name, "tuple"):
         gate = group(*[t for t in tensors if t is not None], *(control_inputs or ()))
         return [None if t is None else with_dependencies([gate], t) for t in tensors]

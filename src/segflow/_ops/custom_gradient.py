@@ -15,8 +15,12 @@ import functools
 import itertools
 
 from segflow._core import mode as context, tape as tape_lib
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import get_default_graph
+from segflow._core.registry import RegisterGradient
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow.util import nest
+from segflow._ops.shape import identity_n
 
 __all__ = ["custom_gradient"]
 
@@ -46,7 +50,7 @@ def custom_gradient(f=None):
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
-        inputs = [ops.convert_to_tensor(a) if not isinstance(a, ops.Tensor) else a for a in args]
+        inputs = [convert_to_tensor(a) if not isinstance(a, Tensor) else a for a in args]
         if context.executing_eagerly():
             return _eager(f, inputs, kwargs)
         return _graph(f, inputs, kwargs)
@@ -57,9 +61,9 @@ def custom_gradient(f=None):
 def _eager(f, inputs, kwargs):
     with _paused_tapes():
         result, grad_fn = f(*inputs, **kwargs)
-    flat = [ops.convert_to_tensor(r) if not isinstance(r, ops.Tensor) else r for r in nest.flatten(result)]
+    flat = [convert_to_tensor(r) if not isinstance(r, Tensor) else r for r in nest.flatten(result)]
     # Fresh tensor objects, so that the tape sees outputs distinct from any input.
-    outs = [ops.EagerTensor(r.numpy()) for r in flat]
+    outs = [EagerTensor(r.numpy()) for r in flat]
     backward = _make_grad_fn(grad_fn, len(outs), len(inputs), [])
     tape_lib.record(None, list(inputs), outs, {}, grad_fn=lambda op, *g: backward(op, *g)[len(outs):])
     return nest.pack_sequence_as(result, outs)
@@ -76,12 +80,11 @@ class _paused_tapes:
 
 
 def _graph(f, inputs, kwargs):
-    from segflow._ops.shape import identity_n
     result, grad_fn = f(*inputs, **kwargs)
-    flat = [ops.convert_to_tensor(r) for r in nest.flatten(result)]
+    flat = [convert_to_tensor(r) for r in nest.flatten(result)]
     name = f"CustomGradient-{next(_ids)}"
-    ops.RegisterGradient(name)(_make_grad_fn(grad_fn, len(flat), len(inputs), []))
-    graph = ops.get_default_graph()
+    RegisterGradient(name)(_make_grad_fn(grad_fn, len(flat), len(inputs), []))
+    graph = get_default_graph()
     with graph.gradient_override_map({"IdentityN": name}):
         outs = identity_n(flat + inputs)
     return nest.pack_sequence_as(result, outs[:len(flat)])

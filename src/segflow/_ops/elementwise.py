@@ -7,9 +7,15 @@ Python number takes the dtype of the tensor beside it (`t + 1`).
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import Tensor
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
+from segflow._ops.cast import cast
+from segflow._core import fold as tensor_util
+from segflow._ops import shape as shape_ops
+from segflow._ops.shape import zeros_like
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "realdiv", "div", "div_no_nan", "floordiv",
@@ -17,7 +23,7 @@ __all__ = [
     "square", "exp", "expm1", "log", "log1p", "sin", "cos", "tan", "tanh", "sigmoid", "reciprocal",
     "maximum", "minimum", "squared_difference", "equal", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "where", "where_v2",
-    "select", "cast", "to_float", "to_double", "to_int32", "to_int64", "conj", "real", "imag", "angle",
+    "select", "conj", "real", "imag", "angle",
     "floor", "ceil", "round", "is_nan", "is_inf", "is_finite", "sum_to_shape", "erf", "atan", "asin",
     "acos", "sinh", "cosh", "softplus", "scalar_mul", "add_v2", "neg", "sub", "mul", "complex",
 ]
@@ -202,28 +208,8 @@ register_op("SelectV2", inputs=("condition", "x", "y"), attrs={"T": ("x", "y"), 
             kernel=lambda c, x, y: np.where(c, x, y))
 
 
-# -- cast
-def _infer_cast(op, x, DstT, Truncate=False):
-    return [TensorSpec(DstT, x.shape)]
-
-
-def _cast_kernel(x, DstT, Truncate=False):
-    target = DstT.np
-    if x.dtype == target:
-        return x
-    if x.dtype.kind == "c" and target.kind != "c":
-        x = x.real
-    with np.errstate(invalid="ignore", over="ignore"):
-        return x.astype(target)
-
-
-register_op("Cast", inputs=("x",), attrs={"SrcT": "x"}, infer=_infer_cast, kernel=_cast_kernel,
-            defaults={"DstT": None, "Truncate": False})
-
-
 # -- sum to shape: reduces a broadcast gradient back to an input's shape
 def _infer_sum_to_shape(op, x, shape):
-    from segflow._core import fold as tensor_util
     return [TensorSpec(x.dtype, tensor_util.constant_value_as_shape(shape))]
 
 
@@ -272,8 +258,8 @@ mul = multiply
 
 def scalar_mul(scalar, x, name=None):
     """scalar * x; an IndexedSlices `x` stays sparse (its values are scaled)."""
-    if isinstance(x, ops.IndexedSlices):
-        return ops.IndexedSlices(multiply(scalar, x.values, name=name), x.indices, x.dense_shape)
+    if isinstance(x, IndexedSlices):
+        return IndexedSlices(multiply(scalar, x.values, name=name), x.indices, x.dense_shape)
     return multiply(scalar, x, name=name)
 
 
@@ -283,10 +269,10 @@ def realdiv(x, y, name=None):
 
 
 def _as_tensors(x, y):
-    if not isinstance(x, ops.Tensor):
-        x = ops.convert_to_tensor(x, preferred_dtype=getattr(y, "dtype", None))
-    if not isinstance(y, ops.Tensor):
-        y = ops.convert_to_tensor(y, dtype_hint=x.dtype)
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, preferred_dtype=getattr(y, "dtype", None))
+    if not isinstance(y, Tensor):
+        y = convert_to_tensor(y, dtype_hint=x.dtype)
     return x, y
 
 
@@ -350,7 +336,7 @@ neg = negative
 
 def abs(x, name=None):
     """|x|; for complex x the modulus (a real tensor)."""
-    x = ops.convert_to_tensor(x) if not isinstance(x, ops.Tensor) else x
+    x = convert_to_tensor(x) if not isinstance(x, Tensor) else x
     if x.dtype.is_complex:
         return apply_op("ComplexAbs", x, name=name)
     return apply_op("Abs", x, name=name)
@@ -441,12 +427,11 @@ def select(condition, x, y, name=None):
     """TF1's `select`: x where `condition` is true, else y. As in TF1, a vector condition with matrix
     (or higher-rank) x picks whole rows (condition[i] chooses x[i] or y[i]); otherwise the three
     broadcast as in `where_v2`."""
-    if not isinstance(condition, ops.Tensor):
-        condition = ops.convert_to_tensor(condition)
-    if not isinstance(x, ops.Tensor):
-        x = ops.convert_to_tensor(x, preferred_dtype=getattr(y, "dtype", None))
+    if not isinstance(condition, Tensor):
+        condition = convert_to_tensor(condition)
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, preferred_dtype=getattr(y, "dtype", None))
     if condition.shape.rank == 1 and x.shape.rank is not None and x.shape.rank > 1:
-        from segflow._ops import shape as shape_ops
         condition = shape_ops.reshape(condition, [-1] + [1] * (x.shape.rank - 1))
     return apply_op("SelectV2", condition, x, y, name=name)
 
@@ -459,42 +444,10 @@ register_op("Where", inputs=("condition",), attrs={"T": "condition"}, infer=_inf
             kernel=lambda c: np.argwhere(c).astype(np.int64))
 
 
-def cast(x, dtype, name=None):
-    """`x` converted to `dtype` (complex -> real keeps the real part; IndexedSlices stay sparse)."""
-    dtype = dtypes.as_dtype(dtype)
-    if isinstance(x, ops.IndexedSlices):
-        return ops.IndexedSlices(cast(x.values, dtype, name=name), x.indices, x.dense_shape)
-    if not isinstance(x, ops.Tensor):
-        x = ops.convert_to_tensor(x, preferred_dtype=dtype)
-    if x.dtype == dtype:
-        return x
-    return apply_op("Cast", x, DstT=dtype, name=name)
-
-
-def to_float(x, name="ToFloat"):
-    """cast(x, float32)."""
-    return cast(x, dtypes.float32, name=name)
-
-
-def to_double(x, name="ToDouble"):
-    """cast(x, float64)."""
-    return cast(x, dtypes.float64, name=name)
-
-
-def to_int32(x, name="ToInt32"):
-    """cast(x, int32)."""
-    return cast(x, dtypes.int32, name=name)
-
-
-def to_int64(x, name="ToInt64"):
-    """cast(x, int64)."""
-    return cast(x, dtypes.int64, name=name)
-
-
 def conj(x, name=None):
     """Complex conjugate; the identity for real tensors."""
-    if not isinstance(x, ops.Tensor):
-        x = ops.convert_to_tensor(x)
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
     if not x.dtype.is_complex:
         return x
     return apply_op("Conj", x, name=name)
@@ -502,8 +455,8 @@ def conj(x, name=None):
 
 def real(input, name=None):
     """The real part of a complex tensor (float32/float64); a real tensor itself."""
-    if not isinstance(input, ops.Tensor):
-        input = ops.convert_to_tensor(input)
+    if not isinstance(input, Tensor):
+        input = convert_to_tensor(input)
     if not input.dtype.is_complex:
         return input
     return apply_op("Real", input, name=name)
@@ -511,10 +464,9 @@ def real(input, name=None):
 
 def imag(input, name=None):
     """The imaginary part of a complex tensor (float32/float64); zeros for a real tensor."""
-    if not isinstance(input, ops.Tensor):
-        input = ops.convert_to_tensor(input)
+    if not isinstance(input, Tensor):
+        input = convert_to_tensor(input)
     if not input.dtype.is_complex:
-        from segflow._ops.shape import zeros_like
         return zeros_like(input, name=name)
     return apply_op("Imag", input, name=name)
 
@@ -548,10 +500,10 @@ for _op_name, _fn in (("__add__", add), ("__sub__", subtract), ("__mul__", multi
                       ("__truediv__", truediv), ("__floordiv__", floordiv), ("__mod__", floormod),
                       ("__pow__", pow), ("__and__", logical_and), ("__or__", logical_or),
                       ("__xor__", logical_xor)):
-    ops.Tensor._override_operator(_op_name, _fn)
-    ops.Tensor._override_operator("__r" + _op_name[2:], _r(_fn))
+    Tensor._override_operator(_op_name, _fn)
+    Tensor._override_operator("__r" + _op_name[2:], _r(_fn))
 for _op_name, _fn in (("__lt__", less), ("__le__", less_equal), ("__gt__", greater), ("__ge__", greater_equal)):
-    ops.Tensor._override_operator(_op_name, _fn)
-ops.Tensor._override_operator("__neg__", negative)
-ops.Tensor._override_operator("__abs__", abs)
-ops.Tensor._override_operator("__invert__", logical_not)
+    Tensor._override_operator(_op_name, _fn)
+Tensor._override_operator("__neg__", negative)
+Tensor._override_operator("__abs__", abs)
+Tensor._override_operator("__invert__", logical_not)

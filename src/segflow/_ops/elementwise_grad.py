@@ -3,12 +3,14 @@ the gradient of a real loss w.r.t. z is dL/d(conj z))."""
 import numpy as np
 
 from segflow._core import mode as context
-from segflow.framework import ops
+from segflow._core.registry import NotDifferentiable, RegisterGradient
+from segflow._core.tensor import EagerTensor
 from segflow._core.apply import apply_op, register_op
 from segflow._ops import elementwise as cw
 from segflow._ops import shape as shape_ops
+from segflow._ops import cast as cast_ops
 
-_Eager = ops.EagerTensor
+_Eager = EagerTensor
 _state = context._state
 _SCALARS = {}  # (value, dtype) -> read-only eager scalar, shared by all eager gradient calls
 
@@ -18,11 +20,11 @@ def _scalar(value, dtype):
     reused (converting a Python number costs more than the arithmetic it feeds); in a graph it is a
     Const node as before."""
     if not _state.eager:
-        return cw.cast(value, dtype)
+        return cast_ops.cast(value, dtype)
     key = (value, dtype)
     t = _SCALARS.get(key)
     if t is None:
-        t = cw.cast(value, dtype)
+        t = cast_ops.cast(value, dtype)
         if type(t._value) is np.ndarray:
             t._value.flags.writeable = False
         _SCALARS[key] = t
@@ -47,7 +49,7 @@ def _unbroadcast(grad, x):
     return cw.sum_to_shape(grad, shape_ops.shape(x))
 
 
-@ops.RegisterGradient("AddV2")
+@RegisterGradient("AddV2")
 def _add_grad(op, grad):
     x, y = op.inputs
     skip = _skip(op)
@@ -55,7 +57,7 @@ def _add_grad(op, grad):
             None if 1 in skip else _unbroadcast(grad, y))
 
 
-@ops.RegisterGradient("Sub")
+@RegisterGradient("Sub")
 def _sub_grad(op, grad):
     x, y = op.inputs
     skip = _skip(op)
@@ -63,7 +65,7 @@ def _sub_grad(op, grad):
             None if 1 in skip else _unbroadcast(cw.negative(grad), y))
 
 
-@ops.RegisterGradient("Mul")
+@RegisterGradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
     skip = _skip(op)
@@ -82,22 +84,22 @@ def _quotient_grad(op, grad, divide):
             _unbroadcast(cw.multiply(grad, divide(divide(cw.negative(cx), cy), cy)), y))
 
 
-@ops.RegisterGradient("RealDiv")
+@RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
     return _quotient_grad(op, grad, cw.realdiv)
 
 
-@ops.RegisterGradient("Div")
+@RegisterGradient("Div")
 def _div_grad(op, grad):
     return _quotient_grad(op, grad, cw.div)
 
 
-@ops.RegisterGradient("DivNoNan")
+@RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op, grad):
     return _quotient_grad(op, grad, cw.div_no_nan)
 
 
-@ops.RegisterGradient("Pow")
+@RegisterGradient("Pow")
 def _pow_grad(op, grad):
     # d(x^y)/dx = y x^(y-1); d(x^y)/dy = x^y log(x), taken as 0 where x <= 0 (real) or x == 0.
     x, y = op.inputs
@@ -114,7 +116,7 @@ def _pow_grad(op, grad):
     return _unbroadcast(gx, x), _unbroadcast(gy, y)
 
 
-@ops.RegisterGradient("Maximum")
+@RegisterGradient("Maximum")
 def _maximum_grad(op, grad):
     # Ties send the gradient to x (TF's rule: x >= y).
     x, y = op.inputs
@@ -123,7 +125,7 @@ def _maximum_grad(op, grad):
     return _unbroadcast(cw.where(mask, grad, zeros), x), _unbroadcast(cw.where(mask, zeros, grad), y)
 
 
-@ops.RegisterGradient("Minimum")
+@RegisterGradient("Minimum")
 def _minimum_grad(op, grad):
     x, y = op.inputs
     mask = cw.less_equal(x, y)
@@ -131,46 +133,46 @@ def _minimum_grad(op, grad):
     return _unbroadcast(cw.where(mask, grad, zeros), x), _unbroadcast(cw.where(mask, zeros, grad), y)
 
 
-@ops.RegisterGradient("SquaredDifference")
+@RegisterGradient("SquaredDifference")
 def _squared_difference_grad(op, grad):
     # f = (x - y) conj(x - y) is real: for complex inputs only the real part of grad reaches it, and
     # dL/d conj(x) = 2 Re(grad) (x - y).
     x, y = op.inputs
     if grad.dtype.is_complex:
-        grad = cw.cast(cw.real(grad), grad.dtype)
+        grad = cast_ops.cast(cw.real(grad), grad.dtype)
     d = cw.multiply(cw.multiply(grad, _scalar(2, grad.dtype)), cw.subtract(x, y))
     return _unbroadcast(d, x), _unbroadcast(cw.negative(d), y)
 
 
-@ops.RegisterGradient("FloorDiv")
+@RegisterGradient("FloorDiv")
 def _floor_div_grad(op, grad):
     return None, None
 
 
-@ops.RegisterGradient("FloorMod")
+@RegisterGradient("FloorMod")
 def _floor_mod_grad(op, grad):
     x, y = op.inputs
     q = cw.floordiv(x, y)
     return _unbroadcast(grad, x), _unbroadcast(cw.multiply(grad, cw.negative(q)), y)
 
 
-@ops.RegisterGradient("Neg")
+@RegisterGradient("Neg")
 def _neg_grad(op, grad):
     return cw.negative(grad)
 
 
-@ops.RegisterGradient("Abs")
+@RegisterGradient("Abs")
 def _abs_grad(op, grad):
     return cw.multiply(grad, cw.sign(op.inputs[0]))
 
 
-@ops.RegisterGradient("Sign")
+@RegisterGradient("Sign")
 def _sign_grad(op, grad):
     # Zero almost everywhere (TF returns zeros rather than None).
     return shape_ops.zeros_like(op.inputs[0])
 
 
-@ops.RegisterGradient("ComplexAbs")
+@RegisterGradient("ComplexAbs")
 def _complex_abs_grad(op, grad):
     x = op.inputs[0]
     y = op.outputs[0]
@@ -179,19 +181,19 @@ def _complex_abs_grad(op, grad):
     return cw.multiply(g, ratio)
 
 
-@ops.RegisterGradient("Square")
+@RegisterGradient("Square")
 def _square_grad(op, grad):
     x = op.inputs[0]
     return cw.multiply(grad, cw.multiply(_scalar(2, x.dtype), cw.conj(x)))
 
 
-@ops.RegisterGradient("Sqrt")
+@RegisterGradient("Sqrt")
 def _sqrt_grad(op, grad):
     y = op.outputs[0]
     return cw.realdiv(cw.multiply(grad, _scalar(0.5, y.dtype)), cw.conj(y))
 
 
-@ops.RegisterGradient("Rsqrt")
+@RegisterGradient("Rsqrt")
 def _rsqrt_grad(op, grad):
     # d/dx x^-1/2 = -1/2 y^3
     y = op.outputs[0]
@@ -199,67 +201,67 @@ def _rsqrt_grad(op, grad):
     return cw.multiply(grad, cw.multiply(_scalar(-0.5, y.dtype), cw.multiply(cy, cw.multiply(cy, cy))))
 
 
-@ops.RegisterGradient("Exp")
+@RegisterGradient("Exp")
 def _exp_grad(op, grad):
     return cw.multiply(grad, cw.conj(op.outputs[0]))
 
 
-@ops.RegisterGradient("Expm1")
+@RegisterGradient("Expm1")
 def _expm1_grad(op, grad):
     return cw.multiply(grad, cw.conj(cw.exp(op.inputs[0])))
 
 
-@ops.RegisterGradient("Log")
+@RegisterGradient("Log")
 def _log_grad(op, grad):
     return cw.realdiv(grad, cw.conj(op.inputs[0]))
 
 
-@ops.RegisterGradient("Log1p")
+@RegisterGradient("Log1p")
 def _log1p_grad(op, grad):
     x = op.inputs[0]
     return cw.realdiv(grad, cw.conj(cw.add(x, _scalar(1, x.dtype))))
 
 
-@ops.RegisterGradient("Sin")
+@RegisterGradient("Sin")
 def _sin_grad(op, grad):
     return cw.multiply(grad, cw.conj(cw.cos(op.inputs[0])))
 
 
-@ops.RegisterGradient("Cos")
+@RegisterGradient("Cos")
 def _cos_grad(op, grad):
     return cw.multiply(grad, cw.negative(cw.conj(cw.sin(op.inputs[0]))))
 
 
-@ops.RegisterGradient("Tan")
+@RegisterGradient("Tan")
 def _tan_grad(op, grad):
     c = cw.conj(cw.cos(op.inputs[0]))
     return cw.realdiv(grad, cw.multiply(c, c))
 
 
-@ops.RegisterGradient("Asin")
+@RegisterGradient("Asin")
 def _asin_grad(op, grad):
     x = cw.conj(op.inputs[0])
     return cw.multiply(grad, cw.rsqrt(cw.subtract(_scalar(1, x.dtype), cw.square(x))))
 
 
-@ops.RegisterGradient("Acos")
+@RegisterGradient("Acos")
 def _acos_grad(op, grad):
     x = cw.conj(op.inputs[0])
     return cw.negative(cw.multiply(grad, cw.rsqrt(cw.subtract(_scalar(1, x.dtype), cw.square(x)))))
 
 
-@ops.RegisterGradient("Atan")
+@RegisterGradient("Atan")
 def _atan_grad(op, grad):
     x = cw.conj(op.inputs[0])
     return cw.realdiv(grad, cw.add(_scalar(1, x.dtype), cw.square(x)))
 
 
-@ops.RegisterGradient("Sinh")
+@RegisterGradient("Sinh")
 def _sinh_grad(op, grad):
     return cw.multiply(grad, cw.conj(cw.cosh(op.inputs[0])))
 
 
-@ops.RegisterGradient("Cosh")
+@RegisterGradient("Cosh")
 def _cosh_grad(op, grad):
     return cw.multiply(grad, cw.conj(cw.sinh(op.inputs[0])))
 
@@ -287,13 +289,13 @@ for _name, _kernel in (("TanhGrad", _tanh_grad_kernel), ("SigmoidGrad", _sigmoid
                 infer=cw._infer_binary, kernel=_kernel)
 
 
-@ops.RegisterGradient("Tanh")
+@RegisterGradient("Tanh")
 def _tanh_grad(op, grad):
     # grad * (1 - conj(y)^2)
     return apply_op("TanhGrad", op.outputs[0], grad)
 
 
-@ops.RegisterGradient("TanhGrad")
+@RegisterGradient("TanhGrad")
 def _tanh_grad_grad(op, grad):
     y, dy = op.inputs
     cy = cw.conj(y)
@@ -301,13 +303,13 @@ def _tanh_grad_grad(op, grad):
             apply_op("TanhGrad", cy, grad))
 
 
-@ops.RegisterGradient("Sigmoid")
+@RegisterGradient("Sigmoid")
 def _sigmoid_grad(op, grad):
     # grad * conj(y) * (1 - conj(y))
     return apply_op("SigmoidGrad", op.outputs[0], grad)
 
 
-@ops.RegisterGradient("SigmoidGrad")
+@RegisterGradient("SigmoidGrad")
 def _sigmoid_grad_grad(op, grad):
     y, dy = op.inputs
     cy = cw.conj(y)
@@ -316,55 +318,55 @@ def _sigmoid_grad_grad(op, grad):
             apply_op("SigmoidGrad", cy, grad))
 
 
-@ops.RegisterGradient("Softplus")
+@RegisterGradient("Softplus")
 def _softplus_grad(op, grad):
     return cw.multiply(grad, cw.sigmoid(op.inputs[0]))
 
 
-@ops.RegisterGradient("Erf")
+@RegisterGradient("Erf")
 def _erf_grad(op, grad):
     x = op.inputs[0]
     two_over_root_pi = _scalar(1.1283791670955126, x.dtype)
     return cw.multiply(grad, cw.multiply(two_over_root_pi, cw.exp(cw.negative(cw.square(x)))))
 
 
-@ops.RegisterGradient("Reciprocal")
+@RegisterGradient("Reciprocal")
 def _reciprocal_grad(op, grad):
     y = cw.conj(op.outputs[0])
     return cw.multiply(grad, cw.negative(cw.multiply(y, y)))
 
 
-@ops.RegisterGradient("SelectV2")
+@RegisterGradient("SelectV2")
 def _select_grad(op, grad):
     c, x, y = op.inputs
     zeros = shape_ops.zeros_like(grad)
     return None, _unbroadcast(cw.where(c, grad, zeros), x), _unbroadcast(cw.where(c, zeros, grad), y)
 
 
-@ops.RegisterGradient("Cast")
+@RegisterGradient("Cast")
 def _cast_grad(op, grad):
     src = op.inputs[0].dtype
     if (src.is_floating or src.is_complex) and (grad.dtype.is_floating or grad.dtype.is_complex):
-        return cw.cast(grad, src)
+        return cast_ops.cast(grad, src)
     return None
 
 
-@ops.RegisterGradient("Conj")
+@RegisterGradient("Conj")
 def _conj_grad(op, grad):
     return cw.conj(grad)
 
 
-@ops.RegisterGradient("Real")
+@RegisterGradient("Real")
 def _real_grad(op, grad):
     return cw.complex(grad, shape_ops.zeros_like(grad))
 
 
-@ops.RegisterGradient("Imag")
+@RegisterGradient("Imag")
 def _imag_grad(op, grad):
     return cw.complex(shape_ops.zeros_like(grad), grad)
 
 
-@ops.RegisterGradient("Angle")
+@RegisterGradient("Angle")
 def _angle_grad(op, grad):
     # angle(z) = atan2(Im z, Re z): dL/d conj(z) = -grad / (Im z + i Re z). No gradient for real inputs.
     x = op.inputs[0]
@@ -374,13 +376,13 @@ def _angle_grad(op, grad):
     return cw.negative(cw.multiply(cw.complex(grad, shape_ops.zeros_like(grad)), z))
 
 
-@ops.RegisterGradient("Complex")
+@RegisterGradient("Complex")
 def _complex_grad(op, grad):
     x, y = op.inputs
     return _unbroadcast(cw.real(grad), x), _unbroadcast(cw.imag(grad), y)
 
 
-@ops.RegisterGradient("SumToShape")
+@RegisterGradient("SumToShape")
 def _sum_to_shape_grad(op, grad):
     return shape_ops.broadcast_to(grad, shape_ops.shape(op.inputs[0])), None
 
@@ -388,4 +390,4 @@ def _sum_to_shape_grad(op, grad):
 for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
            "LogicalXor", "LogicalNot", "Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "Where",
            "TruncateDiv"):
-    ops.NotDifferentiable(_t)
+    NotDifferentiable(_t)

@@ -5,18 +5,24 @@ The gradient of a lookup for its table is an IndexedSlices (through gather, or s
 Variable), never a dense tensor of the table's size.
 """
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import name_scope
+from segflow._core.tensor import Tensor
 from segflow._core.apply import _DTypeError, _OpStub
 from segflow._ops import elementwise as cw
 from segflow._ops import gather as gather_ops, reduce as reduction_ops, segment as segment_ops, shape as shape_ops, stitch as stitch_ops
 from segflow._ops.sparse_tensor import SparseTensor
+from segflow._ops import cast as cast_ops
+from segflow._ops import join as join_ops
+from segflow._ops.sequence import range as range_
+from segflow._ops.variable import variable_shape
 
 __all__ = ["embedding_lookup", "embedding_lookup_v2", "embedding_lookup_sparse", "embedding_lookup_sparse_v2",
            "safe_embedding_lookup_sparse"]
 
 
 def _is_table(x):
-    return isinstance(x, ops.Tensor) or hasattr(x, "sparse_read")
+    return isinstance(x, Tensor) or hasattr(x, "sparse_read")
 
 
 def _clip(params, ids, max_norm):
@@ -34,12 +40,11 @@ def _clip(params, ids, max_norm):
     positive = cw.greater(l2sum, shape_ops.zeros_like(l2sum))
     safe = cw.where_v2(positive, l2sum, shape_ops.ones_like(l2sum))
     l2norm = cw.where_v2(positive, cw.sqrt(safe), l2sum)
-    max_norm = ops.convert_to_tensor(max_norm, dtype=params.dtype)
+    max_norm = convert_to_tensor(max_norm, dtype=params.dtype)
     return cw.truediv(params * max_norm, cw.maximum(l2norm, max_norm))
 
 
 def _range(start, limit):
-    from segflow._ops.sequence import range as range_
     return range_(start, limit)
 
 
@@ -53,7 +58,6 @@ def _rows(p):
 
 def _first_dim(p):
     if hasattr(p, "sparse_read") and hasattr(p, "handle"):
-        from segflow._ops.variable import variable_shape
         return variable_shape(p.handle)[0]
     return shape_ops.shape(p)[0]
 
@@ -78,13 +82,13 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
     if not isinstance(params, (list, tuple)):
         params = [params]
-    params = [p if _is_table(p) else ops.convert_to_tensor(p) for p in params]
+    params = [p if _is_table(p) else convert_to_tensor(p) for p in params]
     if not params:
         raise ValueError("Need at least one param")
-    with ops.name_scope(name, "embedding_lookup"):
+    with name_scope(name, "embedding_lookup"):
         n = len(params)
-        if not isinstance(ids, ops.Tensor):
-            ids = ops.convert_to_tensor(ids)
+        if not isinstance(ids, Tensor):
+            ids = convert_to_tensor(ids)
         if ids.dtype not in (dtypes.int32, dtypes.int64):
             # what gather says for one table; a partitioned table must refuse them before doing
             # arithmetic on them (uint8 / bool ids cannot even hold the -1 of an out-of-range id)
@@ -101,9 +105,9 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         else:
             rows = [_rows(p) for p in params]
             if all(r is not None for r in rows):
-                total = ops.convert_to_tensor(sum(rows), dtype=flat_ids.dtype)
+                total = convert_to_tensor(sum(rows), dtype=flat_ids.dtype)
             else:
-                total = shape_ops.add_n([cw.cast(_first_dim(p), flat_ids.dtype) for p in params])
+                total = reduction_ops.add_n([cast_ops.cast(_first_dim(p), flat_ids.dtype) for p in params])
             per = cw.floordiv(total, n)
             extras = cw.floormod(total, n)
             # Ids below extras * (per + 1) live in the first `extras` partitions of per + 1 rows each.
@@ -113,9 +117,9 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         # An id outside [0, total) gets a partition outside [0, n), which dynamic_partition refuses.
         # Clipped to [-1, n] first: cast to int32 as it is, the partition of a huge id wraps into
         # [0, n) ('div': -2**63 + 1 -> 0, 2**32 + 1 -> 0) and the lookup answers a wrong row.
-        p_assignments = cw.minimum(cw.maximum(p_assignments, ops.convert_to_tensor(-1, dtype=p_assignments.dtype)),
-                                   ops.convert_to_tensor(n, dtype=p_assignments.dtype))
-        p_assignments = cw.cast(p_assignments, dtypes.int32)
+        p_assignments = cw.minimum(cw.maximum(p_assignments, convert_to_tensor(-1, dtype=p_assignments.dtype)),
+                                   convert_to_tensor(n, dtype=p_assignments.dtype))
+        p_assignments = cast_ops.cast(p_assignments, dtypes.int32)
         gather_ids = stitch_ops.dynamic_partition(new_ids, p_assignments, n)
         pindices = stitch_ops.dynamic_partition(original_indices, p_assignments, n)
         partitioned = [_clip(gather_ops.gather(p, i), i, max_norm) for p, i in zip(params, gather_ids)]
@@ -127,10 +131,10 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                 inner = inner.merge_with(tensor_shape.TensorShape(s.as_list()[1:])) if inner.rank is not None \
                     else tensor_shape.TensorShape(s.as_list()[1:])
         if inner.is_fully_defined():
-            inner_t = ops.convert_to_tensor(inner.as_list(), dtype=dtypes.int32)
+            inner_t = convert_to_tensor(inner.as_list(), dtype=dtypes.int32)
         else:
             inner_t = shape_ops.shape(ret)[1:]
-        return shape_ops.reshape(ret, shape_ops.concat([shape_ops.shape(ids), inner_t], 0))
+        return shape_ops.reshape(ret, join_ops.concat([shape_ops.shape(ids), inner_t], 0))
 
 
 def embedding_lookup_v2(params, ids, max_norm=None, name=None):
@@ -161,8 +165,8 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     ignore_weights = sp_weights is None
     if not ignore_weights and not isinstance(sp_weights, SparseTensor):
         raise TypeError("sp_weights must be either None or SparseTensor")
-    with ops.name_scope(name, "embedding_lookup_sparse"):
-        segment_ids = cw.cast(sp_ids.indices[:, 0], dtypes.int32)
+    with name_scope(name, "embedding_lookup_sparse"):
+        segment_ids = cast_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
         ids, idx = stitch_ops.unique(sp_ids.values)
         embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
         if ignore_weights:
@@ -171,11 +175,11 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
             return op(embeddings, idx, segment_ids)
         weights = sp_weights.values
         if weights.dtype != embeddings.dtype:
-            weights = cw.cast(weights, embeddings.dtype)
+            weights = cast_ops.cast(weights, embeddings.dtype)
         embeddings = gather_ops.gather(embeddings, idx)
         # weights broadcast over the embedding dims: shape [n, 1, ..., 1]
         ones = shape_ops.fill(shape_ops.reshape(shape_ops.rank(embeddings) - 1, [1]), 1)
-        weights = shape_ops.reshape(weights, shape_ops.concat([shape_ops.shape(weights), ones], 0))
+        weights = shape_ops.reshape(weights, join_ops.concat([shape_ops.shape(weights), ones], 0))
         embeddings = embeddings * weights
         summed = segment_ops.segment_sum(embeddings, segment_ids)
         if combiner == "sum":
@@ -194,8 +198,8 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
                                  default_id=None, name=None, partition_strategy="div", max_norm=None):
     """embedding_lookup_sparse that drops invalid (negative) ids and gives every row of the batch
     an output (0, or the embedding of `default_id`, for rows without ids)."""
-    with ops.name_scope(name, "embedding_lookup"):
-        keep = cw.greater_equal(sparse_ids.values, ops.convert_to_tensor(0, dtype=sparse_ids.values.dtype))
+    with name_scope(name, "embedding_lookup"):
+        keep = cw.greater_equal(sparse_ids.values, convert_to_tensor(0, dtype=sparse_ids.values.dtype))
         if sparse_weights is not None:
             keep = cw.logical_and(keep, cw.greater(sparse_weights.values,
                                                    shape_ops.zeros_like(sparse_weights.values)))
@@ -206,14 +210,14 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
             ids.indices, gather_ops.gather(sparse_weights.values, kept), sparse_ids.dense_shape)
         result = embedding_lookup_sparse(embedding_weights, ids, weights, partition_strategy=partition_strategy,
                                          combiner=combiner, max_norm=max_norm)
-        batch = cw.cast(sparse_ids.dense_shape[0], dtypes.int32)
+        batch = cast_ops.cast(sparse_ids.dense_shape[0], dtypes.int32)
         rows = shape_ops.shape(result)[0]
-        pad = shape_ops.zeros(shape_ops.concat([shape_ops.reshape(batch - rows, [1]), shape_ops.shape(result)[1:]], 0),
+        pad = shape_ops.zeros(join_ops.concat([shape_ops.reshape(batch - rows, [1]), shape_ops.shape(result)[1:]], 0),
                               dtype=result.dtype)
-        result = shape_ops.concat([result, pad], 0)
+        result = join_ops.concat([result, pad], 0)
         if default_id is not None:
-            has = segment_ops.unsorted_segment_sum(cw.cast(shape_ops.ones_like(kept), result.dtype),
-                                                   cw.cast(ids.indices[:, 0], dtypes.int32), batch)
+            has = segment_ops.unsorted_segment_sum(cast_ops.cast(shape_ops.ones_like(kept), result.dtype),
+                                                   cast_ops.cast(ids.indices[:, 0], dtypes.int32), batch)
             default = embedding_lookup(embedding_weights, [default_id], partition_strategy=partition_strategy)
             empty = cw.equal(has, shape_ops.zeros_like(has))
             result = cw.where_v2(shape_ops.reshape(empty, [-1, 1]), default, result)

@@ -5,7 +5,8 @@ import math
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, ids
@@ -13,11 +14,10 @@ from segflow.kernels import gather as gather_kernels
 
 __all__ = ["gather", "gather_v2", "gather_nd", "batch_gather"]
 
-_INDEX = (dtypes.int32, dtypes.int64)
 
 
 def _infer_gather(op, params, indices, axis, batch_dims=0):
-    if indices.dtype not in _INDEX:
+    if indices.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
     if axis.shape.rank not in (None, 0):
         raise errors.invalid_input(op, "axis", f"must be a scalar, got shape {axis.shape}")
@@ -81,7 +81,7 @@ def take_rows(params, indices, axis=0, batch_dims=0):
 
 register_op("GatherV2", inputs=("params", "indices", "axis"),
             attrs={"Tparams": "params", "Tindices": "indices", "Taxis": "axis"},
-            allowed={"Tindices": _INDEX, "Taxis": _INDEX}, infer=_infer_gather, kernel=take_rows, defaults={"batch_dims": 0})
+            allowed={"Tindices": dtypes.INDEX, "Taxis": dtypes.INDEX}, infer=_infer_gather, kernel=take_rows, defaults={"batch_dims": 0})
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
@@ -103,8 +103,8 @@ gather_v2 = gather
 
 def batch_gather(params, indices, name=None):
     """TF1's batch_gather: gather along the last axis of `indices`, batched over its leading axes."""
-    if not isinstance(indices, ops.Tensor):
-        indices = ops.convert_to_tensor(indices)
+    if not isinstance(indices, Tensor):
+        indices = convert_to_tensor(indices)
     r = indices.shape.rank
     if r is None:
         raise ValueError("batch_gather needs indices of known rank")
@@ -112,7 +112,7 @@ def batch_gather(params, indices, name=None):
 
 
 def _infer_gather_nd(op, params, indices, batch_dims=0):
-    if indices.dtype not in _INDEX:
+    if indices.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
     if indices.shape.rank == 0:
         raise errors.invalid_input(op, "indices", "indices must have rank >= 1, got a scalar")
@@ -170,7 +170,7 @@ def _gather_nd_kernel(params, indices, batch_dims=0):
 
 
 register_op("GatherNd", inputs=("params", "indices"), attrs={"Tparams": "params", "Tindices": "indices"},
-            allowed={"Tindices": _INDEX},
+            allowed={"Tindices": dtypes.INDEX},
             infer=_infer_gather_nd, kernel=_gather_nd_kernel, defaults={"batch_dims": 0})
 
 

@@ -1,34 +1,42 @@
 """Gradients of gather and gather_nd. Axis-0 gather gives an IndexedSlices: the rows of the upstream
 gradient with the gathered indices, never a dense tensor of params' size."""
 from segflow._core import dtypes
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import RegisterGradient
 from segflow._core import fold as tensor_util
 from segflow._ops import elementwise as cw
 from segflow._ops import shape as so
+from segflow._ops import cast as cast_ops
+from segflow._ops import transpose as transpose_ops
+from segflow._ops import segment as segment_ops
+from segflow._ops.gather import gather
+from segflow._ops.reduce import reduce_prod
+from segflow._ops.sequence import range as range_
+from segflow._ops import scatter as scatter_ops
+from segflow._ops import join as join_ops
 
 
-@ops.RegisterGradient("GatherV2")
+@RegisterGradient("GatherV2")
 def _gather_grad(op, grad):
-    from segflow._ops import slicing as join_ops, segment as segment_ops
     params, indices, axis = op.inputs
     params_shape = so.shape(params, out_type=dtypes.int64)
     axis_value = tensor_util.constant_value(axis)
     batch_dims = op.get_attr("batch_dims")
     axis0 = axis_value is not None and int(axis_value) == 0 and batch_dims == 0
-    if isinstance(grad, ops.IndexedSlices):
+    if isinstance(grad, IndexedSlices):
         if axis0:
             # Rows grad.indices of the output came from rows indices[grad.indices] of params: the
             # gradient stays sparse (gather of a gather, as in embedding lookups).
-            from segflow._ops.gather import gather
             rows = gather(indices, grad.indices)
             size = so.reshape(so.size(rows, out_type=dtypes.int64), [1])
-            values = so.reshape(grad.values, so.concat([size, params_shape[1:]], 0))
-            return [ops.IndexedSlices(values, so.reshape(rows, [-1]), params_shape), None, None]
-        grad = ops.convert_to_tensor(grad)
+            values = so.reshape(grad.values, join_ops.concat([size, params_shape[1:]], 0))
+            return [IndexedSlices(values, so.reshape(rows, [-1]), params_shape), None, None]
+        grad = convert_to_tensor(grad)
     if axis0:
         size = so.reshape(so.size(indices, out_type=dtypes.int64), [1])
-        values_shape = so.concat([size, params_shape[1:]], 0)
-        return [ops.IndexedSlices(so.reshape(grad, values_shape), so.reshape(indices, [-1]), params_shape),
+        values_shape = join_ops.concat([size, params_shape[1:]], 0)
+        return [IndexedSlices(so.reshape(grad, values_shape), so.reshape(indices, [-1]), params_shape),
                 None, None]
     # Other axes: move the gathered axis to the front, sum rows by index, move it back.
     rank = params.shape.rank
@@ -41,54 +49,50 @@ def _gather_grad(op, grad):
     idx_rank = indices.shape.rank
     # grad has shape params[:a] + indices.shape + params[a+1:]; put the indices dims first.
     perm = list(range(a, a + idx_rank)) + list(range(a)) + list(range(a + idx_rank, a + idx_rank + rank - a - 1))
-    moved = join_ops.transpose(grad, perm)
+    moved = transpose_ops.transpose(grad, perm)
     summed = segment_ops.unsorted_segment_sum(moved, indices, params_shape[a])
     inverse = list(range(1, a + 1)) + [0] + list(range(a + 1, rank))
-    return [join_ops.transpose(summed, inverse), None, None]
+    return [transpose_ops.transpose(summed, inverse), None, None]
 
 
 def _batched_gather_grad(op, grad, a, bd):
     # Flatten the batch dims into the index: gather on the flattened params is a plain axis gather.
-    from segflow._ops import slicing as join_ops, segment as segment_ops
     params, indices, _ = op.inputs
     p_shape = so.shape(params, out_type=dtypes.int64)
     rank = params.shape.rank
     # Move axis a next to the batch dims, giving [batch..., n, rest...], where rest = params dims
     # between bd and a plus after a.
     perm_p = list(range(bd)) + [a] + list(range(bd, a)) + list(range(a + 1, rank))
-    p_moved_shape = so.stack([p_shape[i] for i in perm_p])
-    batch = cw.cast(so.reshape(ro_prod(p_shape[:bd]), [1]), dtypes.int64)
+    p_moved_shape = join_ops.stack([p_shape[i] for i in perm_p])
+    batch = cast_ops.cast(so.reshape(ro_prod(p_shape[:bd]), [1]), dtypes.int64)
     n = p_shape[a]
-    offsets = so.reshape(cw.multiply(cw.cast(_range(batch[0]), dtypes.int64), n),
-                         so.concat([so.shape(indices, out_type=dtypes.int64)[:bd],
+    offsets = so.reshape(cw.multiply(cast_ops.cast(_range(batch[0]), dtypes.int64), n),
+                         join_ops.concat([so.shape(indices, out_type=dtypes.int64)[:bd],
                                     so.ones([indices.shape.rank - bd], dtypes.int64)], 0))
-    flat_idx = so.reshape(cw.add(cw.cast(indices, dtypes.int64), offsets), [-1])
+    flat_idx = so.reshape(cw.add(cast_ops.cast(indices, dtypes.int64), offsets), [-1])
     idx_rank = indices.shape.rank - bd
     g_rank = grad.shape.rank
     # grad: [batch..., params[bd:a]..., indices[bd:]..., params[a+1:]...] -> [batch, idx..., bd..a, after]
     perm_g = list(range(bd)) + list(range(a, a + idx_rank)) + list(range(bd, a)) + list(range(a + idx_rank, g_rank))
-    g_moved = join_ops.transpose(grad, perm_g)
+    g_moved = transpose_ops.transpose(grad, perm_g)
     rest = so.shape(g_moved, out_type=dtypes.int64)[bd + idx_rank:]
-    g_flat = so.reshape(g_moved, so.concat([[-1], rest], 0))
+    g_flat = so.reshape(g_moved, join_ops.concat([[-1], rest], 0))
     summed = segment_ops.unsorted_segment_sum(g_flat, flat_idx, cw.multiply(batch[0], n))
     summed = so.reshape(summed, p_moved_shape)
     inverse = [perm_p.index(i) for i in range(rank)]
-    return join_ops.transpose(summed, inverse)
+    return transpose_ops.transpose(summed, inverse)
 
 
 def ro_prod(x):
-    from segflow._ops.reduce import reduce_prod
     return reduce_prod(x)
 
 
 def _range(n):
-    from segflow.ops.math_ops import range as range_
     return range_(0, n)
 
 
-@ops.RegisterGradient("GatherNd")
+@RegisterGradient("GatherNd")
 def _gather_nd_grad(op, grad):
-    from segflow._ops import scatter as scatter_ops
     params, indices = op.inputs
     if op.get_attr("batch_dims"):
         raise NotImplementedError("gather_nd gradient with batch_dims")

@@ -8,15 +8,17 @@ e_i... column-wise, as TF lays it out. The numerical one uses central difference
 """
 import numpy as np
 
-from segflow.framework import ops
+from segflow._core.graph import get_default_graph
+from segflow._core.indexed_slices import IndexedSlicesValue
+from segflow._core.mode import get_default_session
 from segflow._ops import gradients as gradients_lib
+from segflow._core.session import Session
 
 __all__ = ["compute_gradient", "compute_gradient_error"]
 
 
 def _session():
-    from segflow._core.session import Session
-    s = ops.get_default_session()
+    s = get_default_session()
     return s if s is not None else Session()
 
 
@@ -29,7 +31,7 @@ def _theoretical(x, x_shape, x_data, y, y_shape, sess, extra_feed):
     y_size = int(np.prod(y_shape))
     jac = np.zeros((_real_size(x.dtype, x_size), _real_size(y.dtype, y_size)),
                    dtype=x.dtype.real_dtype.as_numpy_dtype)
-    dy = ops.get_default_graph() and __import__("segflow._ops.shape", fromlist=["placeholder"]).placeholder(
+    dy = get_default_graph() and __import__("segflow._ops.shape", fromlist=["placeholder"]).placeholder(
         y.dtype, y_shape)
     grad = gradients_lib.gradients(y, x, grad_ys=dy)[0]
     if grad is None:
@@ -43,7 +45,7 @@ def _theoretical(x, x_shape, x_data, y, y_shape, sess, extra_feed):
         feed = {x: x_data, dy: dy_data}
         feed.update(extra_feed)
         g = sess.run(grad, feed)
-        if isinstance(g, ops.IndexedSlicesValue):
+        if isinstance(g, IndexedSlicesValue):
             dense = np.zeros(x_shape, dtype=g.values.dtype)
             np.add.at(dense, g.indices, g.values)
             g = dense

@@ -9,13 +9,14 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow._ops import backprop
-from segflow.framework import ops
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import EagerTensor
 
 __all__ = ["compute_gradient", "max_error"]
 
 
 def _to_dense(g, shape):
-    if isinstance(g, ops.IndexedSlices):
+    if isinstance(g, IndexedSlices):
         dense = np.zeros(shape, dtype=g.values.numpy().dtype)
         np.add.at(dense, g.indices.numpy(), g.values.numpy())
         return dense
@@ -26,7 +27,7 @@ def _jacobians(f, xs, i, delta):
     x = xs[i]
     x_shape = x.shape
     x_size = x.size
-    y0 = np.asarray(f(*[ops.EagerTensor(v) for v in xs]).numpy())
+    y0 = np.asarray(f(*[EagerTensor(v) for v in xs]).numpy())
     y_size = y0.size
     y_complex = np.iscomplexobj(y0)
     x_complex = np.iscomplexobj(x)
@@ -38,13 +39,13 @@ def _jacobians(f, xs, i, delta):
     # Theoretical: backpropagate unit vectors of y.
     units = [(j, 1) for j in range(y_size)] + ([(j, 1j) for j in range(y_size)] if y_complex else [])
     for col, (j, unit) in enumerate(units):
-        args = [ops.EagerTensor(v) for v in xs]
+        args = [EagerTensor(v) for v in xs]
         with backprop.GradientTape() as tape:
             tape.watch(args[i])
             y = f(*args)
         dy = np.zeros(y_size, dtype=y0.dtype)
         dy[j] = unit
-        g = tape.gradient(y, args[i], output_gradients=ops.EagerTensor(dy.reshape(y0.shape)))
+        g = tape.gradient(y, args[i], output_gradients=EagerTensor(dy.reshape(y0.shape)))
         if g is None:
             continue
         g = _to_dense(g, x_shape).reshape(-1)
@@ -61,8 +62,8 @@ def _jacobians(f, xs, i, delta):
             xm = [v.copy() for v in xs]
             xp[i].reshape(-1)[r] += delta * unit
             xm[i].reshape(-1)[r] -= delta * unit
-            yp = np.asarray(f(*[ops.EagerTensor(v) for v in xp]).numpy(), dtype=np.complex128 if y_complex else np.float64)
-            ym = np.asarray(f(*[ops.EagerTensor(v) for v in xm]).numpy(), dtype=np.complex128 if y_complex else np.float64)
+            yp = np.asarray(f(*[EagerTensor(v) for v in xp]).numpy(), dtype=np.complex128 if y_complex else np.float64)
+            ym = np.asarray(f(*[EagerTensor(v) for v in xm]).numpy(), dtype=np.complex128 if y_complex else np.float64)
             d = ((yp - ym) / (2 * delta)).reshape(-1)
             if y_complex:
                 numeric[k * x_size + r, :y_size] = d.real
@@ -77,7 +78,7 @@ def compute_gradient(f, x, delta=None):
 
     Runs eagerly (inside a graph-building block too, by switching to eager mode for the check).
     """
-    xs = [np.array(v.numpy() if isinstance(v, ops.EagerTensor) else v) for v in x]
+    xs = [np.array(v.numpy() if isinstance(v, EagerTensor) else v) for v in x]
     if delta is None:
         delta = 1e-3 if all(v.dtype in (np.float64, np.complex128) for v in xs) else 1e-2
     with context.eager_mode():

@@ -8,8 +8,13 @@ same functions GradientTape calls eagerly.
 from segflow._core import backward as backward_lib
 from segflow._core import mode as context
 from segflow._core import dtypes
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor, convert_to_tensor_or_indexed_slices
+from segflow._core.graph import colocate_with, name_scope
+from segflow._core.tensor import Tensor, _Reference
 from segflow._core.gradients_util import AggregationMethod, UnconnectedGradients, _check_aggregation_method
+from segflow._ops import shape as array_ops
+from segflow._ops import gather as gather_ops
+from segflow._ops import join as join_ops
 
 __all__ = ["gradients", "hessians", "AggregationMethod", "UnconnectedGradients"]
 
@@ -20,7 +25,7 @@ def _as_list(x):
 
 def _as_source(x):
     """Variables are differentiated through their handle; anything else must be a graph tensor."""
-    if isinstance(x, ops._Reference):
+    if isinstance(x, _Reference):
         x = x.deref()
     if hasattr(x, "_gradient_source"):
         return x._gradient_source()
@@ -53,18 +58,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                            "Use sf.GradientTape instead.")
     _check_aggregation_method(aggregation_method)
     unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
-    from segflow.ops import array_ops
-    from segflow._ops import gather as gather_ops
-    ys = [ops.convert_to_tensor_or_indexed_slices(y) for y in _as_list(ys)]
-    given_xs = [x.deref() if isinstance(x, ops._Reference) else x for x in _as_list(xs)]
+    ys = [convert_to_tensor_or_indexed_slices(y) for y in _as_list(ys)]
+    given_xs = [x.deref() if isinstance(x, _Reference) else x for x in _as_list(xs)]
     xs = [_as_source(x) for x in given_xs]
-    xs = [ops.convert_to_tensor(x) if not isinstance(x, ops.Tensor) else x for x in xs]
+    xs = [convert_to_tensor(x) if not isinstance(x, Tensor) else x for x in xs]
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop_ids = {id(t) for t in _as_list(stop_gradients or [])}
 
-    with ops.name_scope(name, "gradients"):
+    with name_scope(name, "gradients"):
         backward_lib.dense_targets(ys, grad_ys, gather_ops.gather)
         seeds = []
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
@@ -72,16 +75,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 if y.dtype.is_integer or y.dtype.is_bool:
                     raise TypeError(f"Gradients of an integer or bool tensor are not defined: {y.name} "
                                     f"has dtype {y.dtype.name}")
-                with ops.colocate_with(y) if colocate_gradients_with_ops else _null():
+                with colocate_with(y) if colocate_gradients_with_ops else _null():
                     gy = array_ops.ones_like(y, name=f"grad_ys_{i}")
             else:
-                gy = ops.convert_to_tensor_or_indexed_slices(gy, dtype=y.dtype)
+                gy = convert_to_tensor_or_indexed_slices(gy, dtype=y.dtype)
             seeds.append(gy)
 
         def scope(op):
             if colocate_gradients_with_ops:
-                return _both(ops.name_scope(op.name + "_grad"), ops.colocate_with(op))
-            return ops.name_scope(op.name + "_grad")
+                return _both(name_scope(op.name + "_grad"), colocate_with(op))
+            return name_scope(op.name + "_grad")
 
         between = backward_lib.graph_ops_between(ys, stop_ids - {id(x) for x in xs})
         result = backward_lib.backward(between, ys, seeds, xs, stop_ids=stop_ids,
@@ -117,15 +120,14 @@ class _null:
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
     """The Hessian of `sum(ys)` with respect to each x: shape `x.shape + x.shape`."""
-    from segflow.ops import array_ops
     xs = _as_list(xs)
     result = []
-    with ops.name_scope(name, "hessians"):
+    with name_scope(name, "hessians"):
         for x, g in zip(xs, gradients(ys, xs, aggregation_method=aggregation_method)):
             if g is None:
                 result.append(None)
                 continue
-            g = ops.convert_to_tensor(g)
+            g = convert_to_tensor(g)
             n = x.shape.num_elements()
             if n is None:
                 raise ValueError(f"hessians needs a fully known shape for {x.name}, got {x.shape}")
@@ -133,6 +135,6 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
             rows = []
             for i in range(n):
                 row = gradients(flat[i], x, aggregation_method=aggregation_method)[0]
-                rows.append(array_ops.zeros_like(x) if row is None else ops.convert_to_tensor(row))
-            result.append(array_ops.reshape(array_ops.stack(rows), x.shape.as_list() + x.shape.as_list()))
+                rows.append(array_ops.zeros_like(x) if row is None else convert_to_tensor(row))
+            result.append(array_ops.reshape(join_ops.stack(rows), x.shape.as_list() + x.shape.as_list()))
     return result

@@ -2,7 +2,8 @@
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.tensor import Tensor
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
 
@@ -99,15 +100,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """
     if transpose_a and adjoint_a or transpose_b and adjoint_b:
         raise ValueError("Only one of transpose and adjoint may be True for each operand")
-    if not isinstance(a, ops.Tensor):
-        a = ops.convert_to_tensor(a, preferred_dtype=getattr(b, "dtype", None))
-    if not isinstance(b, ops.Tensor):
-        b = ops.convert_to_tensor(b, dtype_hint=a.dtype)
+    if not isinstance(a, Tensor):
+        a = convert_to_tensor(a, preferred_dtype=getattr(b, "dtype", None))
+    if not isinstance(b, Tensor):
+        b = convert_to_tensor(b, dtype_hint=a.dtype)
     ra, rb = a.shape.rank, b.shape.rank
     batched = ra is None or rb is None or ra > 2 or rb > 2  # unknown rank: the batched op handles both
     return apply_op("BatchMatMulV2" if batched else "MatMul", a, b, name=name, transpose_a=transpose_a,
                     transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
 
 
-ops.Tensor._override_operator("__matmul__", matmul)
-ops.Tensor._override_operator("__rmatmul__", lambda y, x: matmul(x, y))
+Tensor._override_operator("__matmul__", matmul)
+Tensor._override_operator("__rmatmul__", lambda y, x: matmul(x, y))

@@ -2,7 +2,7 @@
 dP = G Q^H and dQ = P^H G; then dA = dP, dP^T or dP^H as A was used plain, transposed or adjoined
 (complex gradients are dL/d conj(A), TF's convention). Batch dimensions that were broadcast are
 summed back to each input's shape."""
-from segflow.framework import ops
+from segflow._core.registry import RegisterGradient
 from segflow._ops import elementwise as cw
 from segflow._ops import linalg as la
 from segflow._ops.elementwise_grad import _unbroadcast
@@ -28,8 +28,8 @@ def _operand_op(op, side):
     return "T" if op.get_attr("transpose_" + side) else ""
 
 
-@ops.RegisterGradient("MatMul")
-@ops.RegisterGradient("BatchMatMulV2")
+@RegisterGradient("MatMul")
+@RegisterGradient("BatchMatMulV2")
 def _matmul_grad(op, grad):
     a, b = op.inputs
     pa, pb = _operand_op(op, "a"), _operand_op(op, "b")

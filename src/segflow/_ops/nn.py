@@ -7,13 +7,17 @@ the composites.
 """
 import numpy as np
 
-from segflow.framework import dtypes, errors, ops, tensor_shape
+from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import name_scope
+from segflow._core.tensor import Tensor
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, ids
 from segflow._ops import elementwise as cw
-from segflow._ops import slicing as jo
 from segflow._ops import reduce as ro
 from segflow._ops import shape as so
+from segflow._ops import cast as cast_ops
+from segflow._ops import transpose as transpose_ops
 
 __all__ = ["relu", "relu6", "leaky_relu", "softmax", "log_softmax", "sparse_softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2", "bias_add",
@@ -21,7 +25,6 @@ __all__ = ["relu", "relu6", "leaky_relu", "softmax", "log_softmax", "sparse_soft
 
 _FLOAT = dtypes.FLOATING
 _REAL = dtypes.REAL_NUMERIC
-_INDEX = (dtypes.int32, dtypes.int64)
 
 sigmoid = cw.sigmoid
 tanh = cw.tanh
@@ -99,8 +102,8 @@ register_op("LogSoftmax", inputs=("logits",), attrs={"T": "logits"}, allowed={"T
 
 
 def _on_last_axis(op_type, logits, axis, name):
-    if not isinstance(logits, ops.Tensor):
-        logits = ops.convert_to_tensor(logits)
+    if not isinstance(logits, Tensor):
+        logits = convert_to_tensor(logits)
     rank = logits.shape.rank
     if axis is None or axis == -1 or (rank is not None and axis == rank - 1):
         return apply_op(op_type, logits, name=name)
@@ -111,8 +114,8 @@ def _on_last_axis(op_type, logits, axis, name):
     a = axis % rank
     perm = list(range(rank))
     perm[a], perm[-1] = perm[-1], perm[a]       # a swap is its own inverse
-    out = apply_op(op_type, jo.transpose(logits, perm), name=name)
-    return jo.transpose(out, perm)
+    out = apply_op(op_type, transpose_ops.transpose(logits, perm), name=name)
+    return transpose_ops.transpose(out, perm)
 
 
 def softmax(logits, axis=None, name=None, dim=None):
@@ -156,7 +159,7 @@ def _sparse_xent_kernel(features, labels):
 
 
 register_op("SparseSoftmaxCrossEntropyWithLogits", inputs=("features", "labels"),
-            attrs={"T": "features", "Tlabels": "labels"}, allowed={"T": _FLOAT, "Tlabels": _INDEX},
+            attrs={"T": "features", "Tlabels": "labels"}, allowed={"T": _FLOAT, "Tlabels": dtypes.INDEX},
             infer=_infer_sparse_xent, kernel=_sparse_xent_kernel, num_outputs=2)
 
 
@@ -216,8 +219,8 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1, name=None, dim
     Returns the loss, of logits' shape without `axis`.
     """
     axis = dim if dim is not None else axis
-    logits = logits if isinstance(logits, ops.Tensor) else ops.convert_to_tensor(logits)
-    labels = labels if isinstance(labels, ops.Tensor) else ops.convert_to_tensor(labels, dtype=logits.dtype)
+    logits = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
+    labels = labels if isinstance(labels, Tensor) else convert_to_tensor(labels, dtype=logits.dtype)
     rank = logits.shape.rank
     if axis != -1 and not (rank is not None and axis == rank - 1):
         if rank is None:
@@ -225,12 +228,12 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1, name=None, dim
         a = axis % rank
         perm = list(range(rank))
         perm[a], perm[-1] = perm[-1], perm[a]
-        logits, labels = jo.transpose(logits, perm), jo.transpose(labels, perm)
+        logits, labels = transpose_ops.transpose(logits, perm), transpose_ops.transpose(labels, perm)
         loss, _ = apply_op("SoftmaxCrossEntropyWithLogits", logits, labels, name=name)
         # the loss lost the (moved) last axis; the swapped axis a now sits at the end of the rest
         rest = perm[:-1]
         back = sorted(range(rank - 1), key=lambda i: rest[i])
-        return jo.transpose(loss, back) if rank > 2 else loss
+        return transpose_ops.transpose(loss, back) if rank > 2 else loss
     loss, _ = apply_op("SoftmaxCrossEntropyWithLogits", logits, labels, name=name)
     return loss
 
@@ -242,9 +245,9 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         raise ValueError("Only call `softmax_cross_entropy_with_logits` with named arguments (labels=..., logits=...)")
     if labels is None or logits is None:
         raise ValueError("Both labels and logits must be provided.")
-    logits = logits if isinstance(logits, ops.Tensor) else ops.convert_to_tensor(logits)
-    labels = so.stop_gradient(labels if isinstance(labels, ops.Tensor)
-                              else ops.convert_to_tensor(labels, dtype=logits.dtype))
+    logits = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
+    labels = so.stop_gradient(labels if isinstance(labels, Tensor)
+                              else convert_to_tensor(labels, dtype=logits.dtype))
     return softmax_cross_entropy_with_logits_v2(labels, logits, axis=dim if axis is None else axis, name=name)
 
 
@@ -307,18 +310,18 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         if axis is not None:
             raise ValueError("Cannot specify both 'axis' and 'dim'")
         axis = dim
-    with ops.name_scope(name, "l2_normalize", [x]):
-        x = x if isinstance(x, ops.Tensor) else ops.convert_to_tensor(x)
+    with name_scope(name, "l2_normalize", [x]):
+        x = x if isinstance(x, Tensor) else convert_to_tensor(x)
         square_sum = ro.reduce_sum(cw.square(x), axis, keepdims=True)
-        x_inv_norm = cw.rsqrt(cw.maximum(square_sum, cw.cast(epsilon, x.dtype)))
+        x_inv_norm = cw.rsqrt(cw.maximum(square_sum, cast_ops.cast(epsilon, x.dtype)))
         return cw.multiply(x, x_inv_norm)
 
 
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2, a scalar."""
-    with ops.name_scope(name, "L2Loss", [t]):
-        t = t if isinstance(t, ops.Tensor) else ops.convert_to_tensor(t)
-        return cw.multiply(ro.reduce_sum(cw.square(t)), cw.cast(0.5, t.dtype))
+    with name_scope(name, "L2Loss", [t]):
+        t = t if isinstance(t, Tensor) else convert_to_tensor(t)
+        return cw.multiply(ro.reduce_sum(cw.square(t)), cast_ops.cast(0.5, t.dtype))
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -328,9 +331,9 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         raise ValueError("Only call `sigmoid_cross_entropy_with_logits` with named arguments")
     if labels is None or logits is None:
         raise ValueError("Both labels and logits must be provided.")
-    with ops.name_scope(name, "logistic_loss", [logits, labels]):
-        logits = logits if isinstance(logits, ops.Tensor) else ops.convert_to_tensor(logits)
-        labels = labels if isinstance(labels, ops.Tensor) else ops.convert_to_tensor(labels, dtype=logits.dtype)
+    with name_scope(name, "logistic_loss", [logits, labels]):
+        logits = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
+        labels = labels if isinstance(labels, Tensor) else convert_to_tensor(labels, dtype=logits.dtype)
         if not logits.shape.is_compatible_with(labels.shape):
             raise ValueError(f"logits and labels must have the same shape ({logits.shape} vs {labels.shape})")
         zeros = so.zeros_like(logits)

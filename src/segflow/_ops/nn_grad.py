@@ -1,17 +1,23 @@
 """Gradients of the ops in nn_ops.py, written with public ops so they differentiate again."""
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import RegisterGradient
 from segflow._ops import elementwise as cw
-from segflow._ops import slicing as jo
 from segflow._ops import nn
 from segflow._ops import reduce as ro
 from segflow._ops import shape as so
+from segflow._ops import cast as cast_ops
+from segflow._ops import join as join_ops
+from segflow._ops import one_hot as one_hot_ops
+from segflow._ops import transpose as transpose_ops
+from segflow._ops.sequence import range as range_
 
 
 def _dense(grad):
-    return ops.convert_to_tensor(grad) if isinstance(grad, ops.IndexedSlices) else grad
+    return convert_to_tensor(grad) if isinstance(grad, IndexedSlices) else grad
 
 
-@ops.RegisterGradient("Relu")
+@RegisterGradient("Relu")
 def _relu_grad(op, grad):
     # Through where the output is positive, 0 elsewhere (at 0 too, as in TF).
     y = op.outputs[0]
@@ -19,23 +25,23 @@ def _relu_grad(op, grad):
     return cw.where(cw.greater(y, so.zeros_like(y)), grad, so.zeros_like(grad))
 
 
-@ops.RegisterGradient("Relu6")
+@RegisterGradient("Relu6")
 def _relu6_grad(op, grad):
     x = op.inputs[0]
     grad = _dense(grad)
-    inside = cw.logical_and(cw.greater(x, so.zeros_like(x)), cw.less(x, so.fill(so.shape(x), cw.cast(6, x.dtype))))
+    inside = cw.logical_and(cw.greater(x, so.zeros_like(x)), cw.less(x, so.fill(so.shape(x), cast_ops.cast(6, x.dtype))))
     return cw.where(inside, grad, so.zeros_like(grad))
 
 
-@ops.RegisterGradient("LeakyRelu")
+@RegisterGradient("LeakyRelu")
 def _leaky_relu_grad(op, grad):
     x = op.inputs[0]
     grad = _dense(grad)
-    alpha = cw.cast(op.get_attr("alpha"), grad.dtype)
+    alpha = cast_ops.cast(op.get_attr("alpha"), grad.dtype)
     return cw.where(cw.greater(x, so.zeros_like(x)), grad, cw.multiply(grad, alpha))
 
 
-@ops.RegisterGradient("Softmax")
+@RegisterGradient("Softmax")
 def _softmax_grad(op, grad):
     # y = softmax(x): dx = (dy - sum(dy * y, -1)) * y, from the output alone.
     y = op.outputs[0]
@@ -43,7 +49,7 @@ def _softmax_grad(op, grad):
     return cw.multiply(cw.subtract(grad, ro.reduce_sum(cw.multiply(grad, y), -1, keepdims=True)), y)
 
 
-@ops.RegisterGradient("LogSoftmax")
+@RegisterGradient("LogSoftmax")
 def _log_softmax_grad(op, grad):
     # y = log_softmax(x): dx = dy - sum(dy, -1) * exp(y).
     y = op.outputs[0]
@@ -51,39 +57,38 @@ def _log_softmax_grad(op, grad):
     return cw.subtract(grad, cw.multiply(ro.reduce_sum(grad, -1, keepdims=True), cw.exp(y)))
 
 
-@ops.RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
+@RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_xent_grad(op, grad_loss, grad_backprop):
     # d loss / d logits = softmax(logits) - onehot(labels), rebuilt from public ops (not the op's
     # second output) so the result can be differentiated again. The second output is TF's
     # "backprop", an internal value: its gradient is ignored, as in TF.
     logits, labels = op.inputs
     depth = so.shape(logits)[-1]
-    onehot = so.one_hot(labels, depth, dtype=logits.dtype)
-    return cw.multiply(jo.expand_dims(_dense(grad_loss), -1), cw.subtract(nn.softmax(logits), onehot)), None
+    onehot = one_hot_ops.one_hot(labels, depth, dtype=logits.dtype)
+    return cw.multiply(transpose_ops.expand_dims(_dense(grad_loss), -1), cw.subtract(nn.softmax(logits), onehot)), None
 
 
-@ops.RegisterGradient("SoftmaxCrossEntropyWithLogits")
+@RegisterGradient("SoftmaxCrossEntropyWithLogits")
 def _xent_grad(op, grad_loss, grad_backprop):
     # loss = -sum(labels * log_softmax(logits)): d/dlogits = softmax(logits) * sum(labels) - labels
     # (= softmax - labels for distributions); d/dlabels = -log_softmax(logits). Results are summed
     # back to each input's shape (labels may broadcast).
     logits, labels = op.inputs
-    g = jo.expand_dims(_dense(grad_loss), -1)
+    g = transpose_ops.expand_dims(_dense(grad_loss), -1)
     label_mass = ro.reduce_sum(labels, -1, keepdims=True)
     d_logits = cw.multiply(g, cw.subtract(cw.multiply(nn.softmax(logits), label_mass), labels))
     d_labels = cw.multiply(g, cw.negative(nn.log_softmax(logits)))
     return cw.sum_to_shape(d_logits, so.shape(logits)), cw.sum_to_shape(d_labels, so.shape(labels))
 
 
-@ops.RegisterGradient("BiasAdd")
+@RegisterGradient("BiasAdd")
 def _bias_add_grad(op, grad):
     # The bias gets the upstream gradient summed over every axis but the channel axis.
     grad = _dense(grad)
     data_format = op.get_attr("data_format")
     rank = so.rank(grad)
-    from segflow.ops.math_ops import range as range_
     if data_format is not None and data_format.startswith("NC"):
-        axes = so.concat([so.zeros([1], rank.dtype), range_(2, rank)], 0)
+        axes = join_ops.concat([so.zeros([1], rank.dtype), range_(2, rank)], 0)
     else:
         axes = range_(0, rank - 1)
     return grad, ro.reduce_sum(grad, axes)

@@ -17,8 +17,12 @@ mean/stddev/minval/maxval arithmetic around them.
 """
 import numpy as np
 
-from segflow.eager import context
-from segflow.framework import dtypes, errors, ops
+from segflow._core import mode as context
+from segflow._core import dtypes, errors
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import get_default_graph, name_scope
+from segflow._core.registry import NotDifferentiable
+from segflow._core.tensor import Tensor
 from segflow._core import apply as op_def, fold as tensor_util
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
@@ -30,7 +34,6 @@ __all__ = ["random_normal", "random_uniform", "truncated_normal", "random_shuffl
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2 ** 31 - 1
-_INDEX = (dtypes.int32, dtypes.int64)
 _FLOAT = dtypes.FLOATING
 
 
@@ -51,7 +54,7 @@ def set_seed(seed):
         for key in [k for k in resources if isinstance(k, tuple) and k and k[0] == "random"]:
             del resources[key]
     else:
-        ops.get_default_graph().seed = seed
+        get_default_graph().seed = seed
 
 
 set_random_seed = set_seed
@@ -63,7 +66,7 @@ def get_seed(op_seed):
     if context.executing_eagerly():
         global_seed = _EagerSeed.seed
     else:
-        graph = ops.get_default_graph()
+        graph = get_default_graph()
         global_seed = graph.seed
     if global_seed is not None:
         if op_seed is None:
@@ -154,7 +157,7 @@ def _truncated_normal_kernel(state, shape, dtype, seed=0, seed2=0, transient=Fal
 _SEEDS = {"seed": 0, "seed2": 0, "transient": False}
 for _name, _kernel in (("RandomStandardNormal", _standard_normal_kernel), ("RandomUniform", _uniform_kernel),
                        ("TruncatedNormal", _truncated_normal_kernel)):
-    register_op(_name, inputs=("shape",), attrs={"T": "shape"}, allowed={"T": _INDEX}, infer=_infer_random,
+    register_op(_name, inputs=("shape",), attrs={"T": "shape"}, allowed={"T": dtypes.INDEX}, infer=_infer_random,
                 kernel=_kernel, defaults=dict(_SEEDS, dtype=dtypes.float32), stateful=True)
 
 
@@ -180,7 +183,7 @@ def _uniform_int_kernel(state, shape, minval, maxval, seed=0, seed2=0, transient
 
 
 register_op("RandomUniformInt", inputs=("shape", "minval", "maxval"),
-            attrs={"T": "shape", "Tout": ("minval", "maxval")}, allowed={"T": _INDEX, "Tout": _INDEX},
+            attrs={"T": "shape", "Tout": ("minval", "maxval")}, allowed={"T": dtypes.INDEX, "Tout": dtypes.INDEX},
             infer=_infer_uniform_int, kernel=_uniform_int_kernel, defaults=dict(_SEEDS), stateful=True)
 
 
@@ -248,9 +251,9 @@ def _float_dtype(dtype, fn):
 
 def _scaled(op_type, shape, loc, scale, dtype, seed, name, default_name):
     dtype = _float_dtype(dtype, default_name)
-    with ops.name_scope(name, default_name, [shape, loc, scale]):
-        loc = ops.convert_to_tensor(loc, dtype=dtype)
-        scale = ops.convert_to_tensor(scale, dtype=dtype)
+    with name_scope(name, default_name, [shape, loc, scale]):
+        loc = convert_to_tensor(loc, dtype=dtype)
+        scale = convert_to_tensor(scale, dtype=dtype)
         rnd = apply_op(op_type, so._shape_arg(shape), dtype=dtype, **_seed_attrs(seed))
         return cw.add(cw.multiply(rnd, scale), loc)
 
@@ -276,19 +279,19 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
       ValueError: an integer dtype without maxval. InvalidArgumentError: minval >= maxval.
     """
     dtype = dtypes.as_dtype(dtype)
-    with ops.name_scope(name, "random_uniform", [shape, minval, maxval]):
+    with name_scope(name, "random_uniform", [shape, minval, maxval]):
         shape_t = so._shape_arg(shape)
         if dtype.is_integer:
-            if dtype not in _INDEX:
+            if dtype not in dtypes.INDEX:
                 raise TypeError(f"random_uniform: integer dtype must be int32 or int64, got {dtype.name}")
             if maxval is None:
                 raise ValueError(f"Must specify maxval for integer dtype {dtype.name}")
-            lo = ops.convert_to_tensor(minval, dtype=dtype)
-            hi = ops.convert_to_tensor(maxval, dtype=dtype)
+            lo = convert_to_tensor(minval, dtype=dtype)
+            hi = convert_to_tensor(maxval, dtype=dtype)
             return apply_op("RandomUniformInt", shape_t, lo, hi, **_seed_attrs(seed))
         dtype = _float_dtype(dtype, "random_uniform")
-        lo = ops.convert_to_tensor(minval, dtype=dtype)
-        hi = ops.convert_to_tensor(1 if maxval is None else maxval, dtype=dtype)
+        lo = convert_to_tensor(minval, dtype=dtype)
+        hi = convert_to_tensor(1 if maxval is None else maxval, dtype=dtype)
         rnd = apply_op("RandomUniform", shape_t, dtype=dtype, **_seed_attrs(seed))
         return cw.add(cw.multiply(rnd, cw.subtract(hi, lo)), lo)
 
@@ -301,9 +304,9 @@ def random_shuffle(value, seed=None, name=None):
 def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
     """Class indices drawn from softmax(logits) per row: shape [batch, num_samples]."""
     output_dtype = dtypes.as_dtype(output_dtype or dtypes.int64)
-    if output_dtype not in _INDEX:
+    if output_dtype not in dtypes.INDEX:
         raise TypeError(f"multinomial: output_dtype must be int32 or int64, got {output_dtype.name}")
-    if not isinstance(num_samples, ops.Tensor):
+    if not isinstance(num_samples, Tensor):
         num_samples = np.asarray(num_samples, np.int32)
     return apply_op("Multinomial", logits, num_samples, output_dtype=output_dtype, name=name,
                     **_seed_attrs(seed))
@@ -316,4 +319,4 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
 
 for _t in ("RandomStandardNormal", "RandomUniform", "TruncatedNormal", "RandomUniformInt", "RandomShuffle",
            "Multinomial"):
-    ops.NotDifferentiable(_t)
+    NotDifferentiable(_t)

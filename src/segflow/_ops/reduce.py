@@ -8,13 +8,20 @@ build when known, else when run).
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
+from segflow._ops import elementwise as math_ops
+from segflow._ops import cast as cast_ops
+from segflow._ops import sequence as sequence_ops
+from segflow._ops import shape as so
+from segflow._ops import transpose as transpose_ops
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
-           "reduce_all", "argmax", "argmin", "cumsum", "count_nonzero", "reduce_logsumexp"]
+           "reduce_all", "argmax", "argmin", "cumsum", "count_nonzero", "reduce_logsumexp", "add_n"]
 
 
 def _axes(axis, rank):
@@ -82,14 +89,13 @@ def _min(x, axis=None, keepdims=False):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
-_INDEX = (dtypes.int32, dtypes.int64)
 for _name, _fn, _allowed in (("Sum", _reducer(np.sum, wide=True), dtypes.NUMERIC),
                              ("Mean", _reducer(_mean, wide=True), dtypes.NUMERIC),
                              ("Max", _reducer(_max), dtypes.REAL_NUMERIC), ("Min", _reducer(_min), dtypes.REAL_NUMERIC),
                              ("Prod", _reducer(np.prod), dtypes.NUMERIC), ("Any", _reducer(np.any), (dtypes.bool,)),
                              ("All", _reducer(np.all), (dtypes.bool,))):
     register_op(_name, inputs=("input", "reduction_indices"), attrs={"T": "input", "Tidx": "reduction_indices"},
-                allowed={"T": _allowed, "Tidx": _INDEX}, infer=_infer_reduce, kernel=_fn,
+                allowed={"T": _allowed, "Tidx": dtypes.INDEX}, infer=_infer_reduce, kernel=_fn,
                 defaults={"keep_dims": False})
 
 
@@ -98,9 +104,8 @@ def _axis_arg(input_tensor, axis):
         r = input_tensor.shape.rank
         if r is not None:
             return np.arange(r, dtype=np.int32)
-        from segflow.ops import math_ops
-        return math_ops.range(0, apply_op("Rank", input_tensor))
-    if isinstance(axis, ops.Tensor):
+        return sequence_ops.range(0, apply_op("Rank", input_tensor))
+    if isinstance(axis, Tensor):
         return axis
     return np.asarray(axis, dtype=np.int32 if np.max(np.abs(np.asarray(axis, dtype=np.int64)), initial=0) < 2**31
                       else np.int64)
@@ -113,8 +118,8 @@ def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices=None,
         axis = reduction_indices
     if keep_dims is not None:
         keepdims = keep_dims
-    if not isinstance(input_tensor, ops.Tensor):
-        input_tensor = ops.convert_to_tensor(input_tensor)
+    if not isinstance(input_tensor, Tensor):
+        input_tensor = convert_to_tensor(input_tensor)
     return apply_op(op_type, input_tensor, _axis_arg(input_tensor, axis), keep_dims=bool(keepdims), name=name)
 
 
@@ -159,19 +164,17 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None, reduction_ind
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))) over `axis`, computed stably (the maximum is subtracted first)."""
-    from segflow.ops import math_ops
     m = reduce_max(input_tensor, axis, keepdims=True)
-    m = math_ops.stop_gradient(math_ops.where(math_ops.is_finite(m), m, math_ops.zeros_like(m)))
+    m = so.stop_gradient(math_ops.where(math_ops.is_finite(m), m, so.zeros_like(m)))
     out = math_ops.log(reduce_sum(math_ops.exp(input_tensor - m), axis, keepdims=True)) + m
     if not keepdims:
-        out = math_ops.squeeze(out, axis=axis if axis is not None else None)
+        out = transpose_ops.squeeze(out, axis=axis if axis is not None else None)
     return out
 
 
 def count_nonzero(input_tensor, axis=None, keepdims=False, dtype=dtypes.int64, name=None):
     """The number of non-zero elements over `axis`, as `dtype` (int64 by default)."""
-    from segflow.ops import math_ops
-    nz = math_ops.cast(math_ops.not_equal(input_tensor, math_ops.zeros_like(input_tensor)), dtype)
+    nz = cast_ops.cast(math_ops.not_equal(input_tensor, so.zeros_like(input_tensor)), dtype)
     return reduce_sum(nz, axis, keepdims, name=name)
 
 
@@ -201,10 +204,10 @@ def _arg_kernel(np_fn):
 
 
 register_op("ArgMax", inputs=("input", "dimension"), attrs={"T": "input", "Tidx": "dimension"},
-            allowed={"T": dtypes.REAL_NUMERIC, "Tidx": _INDEX}, infer=_infer_arg, kernel=_arg_kernel(np.argmax),
+            allowed={"T": dtypes.REAL_NUMERIC, "Tidx": dtypes.INDEX}, infer=_infer_arg, kernel=_arg_kernel(np.argmax),
             defaults={"output_type": dtypes.int64})
 register_op("ArgMin", inputs=("input", "dimension"), attrs={"T": "input", "Tidx": "dimension"},
-            allowed={"T": dtypes.REAL_NUMERIC, "Tidx": _INDEX}, infer=_infer_arg, kernel=_arg_kernel(np.argmin),
+            allowed={"T": dtypes.REAL_NUMERIC, "Tidx": dtypes.INDEX}, infer=_infer_arg, kernel=_arg_kernel(np.argmin),
             defaults={"output_type": dtypes.int64})
 
 
@@ -244,7 +247,7 @@ def _cumsum_kernel(x, axis, exclusive=False, reverse=False):
 
 
 register_op("Cumsum", inputs=("x", "axis"), attrs={"T": "x", "Tidx": "axis"},
-            allowed={"T": dtypes.NUMERIC, "Tidx": _INDEX},
+            allowed={"T": dtypes.NUMERIC, "Tidx": dtypes.INDEX},
             infer=_infer_cumsum, kernel=_cumsum_kernel, defaults={"exclusive": False, "reverse": False})
 
 
@@ -272,3 +275,39 @@ register_op("ReducedShape", inputs=("input_shape", "axes"), attrs={"T": "input_s
 def reduced_shape(input_shape, axes):
     """`input_shape` with the entries at `axes` set to 1."""
     return apply_op("ReducedShape", input_shape, axes)
+
+
+
+def _infer_add_n(op, inputs):
+    if not inputs:
+        raise errors.invalid_input(op, "inputs", "needs at least one tensor")
+    shape = tensor_shape.unknown_shape()
+    for v in inputs:
+        if not shape.is_compatible_with(v.shape):
+            raise errors.invalid_input(op, "inputs", f"shapes differ: {[str(x.shape) for x in inputs]}")
+        shape = shape.merge_with(v.shape)
+    return [TensorSpec(inputs[0].dtype, shape)]
+
+
+def _add_n_kernel(inputs):
+    out = np.add(inputs[0], inputs[1]) if len(inputs) > 1 else np.array(inputs[0], copy=True)
+    if type(out) is not np.ndarray:  # 0-d inputs give a NumPy scalar, which `out=` cannot take
+        out = np.asarray(out)
+    for x in inputs[2:]:
+        np.add(out, x, out=out)
+    return out
+
+
+register_op("AddN", inputs=("inputs*",), attrs={"T": "inputs"}, infer=_infer_add_n, kernel=_add_n_kernel)
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of same-shaped tensors (IndexedSlices are densified)."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("inputs must be a non-empty list of tensors")
+    inputs = [convert_to_tensor(x) if isinstance(x, IndexedSlices) else x for x in inputs]
+    if len(inputs) == 1:
+        x = inputs[0]
+        return convert_to_tensor(x) if not isinstance(x, Tensor) else x
+    return apply_op("AddN", inputs, name=name)

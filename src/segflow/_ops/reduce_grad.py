@@ -1,8 +1,9 @@
 """Gradients of the reductions: the upstream gradient is broadcast back over the reduced axes."""
-from segflow.framework import ops
+from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._ops import elementwise as cw
 from segflow._ops import reduce as ro
 from segflow._ops import shape as so
+from segflow._ops import cast as cast_ops
 
 
 def _spread(grad, op):
@@ -12,17 +13,17 @@ def _spread(grad, op):
     return so.broadcast_to(so.reshape(grad, ro.reduced_shape(x_shape, axes)), x_shape)
 
 
-@ops.RegisterGradient("Sum")
+@RegisterGradient("Sum")
 def _sum_grad(op, grad):
     return _spread(grad, op), None
 
 
-@ops.RegisterGradient("Mean")
+@RegisterGradient("Mean")
 def _mean_grad(op, grad):
     x = op.inputs[0]
     y = op.outputs[0]
     count = cw.truediv(so.size(x), cw.maximum(so.size(y), 1))
-    return cw.realdiv(_spread(grad, op), cw.cast(count, grad.dtype)), None
+    return cw.realdiv(_spread(grad, op), cast_ops.cast(count, grad.dtype)), None
 
 
 def _extreme_grad(op, grad):
@@ -31,16 +32,16 @@ def _extreme_grad(op, grad):
     x_shape = so.shape(x)
     kept = ro.reduced_shape(x_shape, axes)
     y = so.reshape(op.outputs[0], kept)
-    mask = cw.cast(cw.equal(x, y), grad.dtype)
+    mask = cast_ops.cast(cw.equal(x, y), grad.dtype)
     count = so.reshape(ro.reduce_sum(mask, axes), kept)
     return cw.realdiv(cw.multiply(mask, so.reshape(grad, kept)), count), None
 
 
-ops.RegisterGradient("Max")(_extreme_grad)
-ops.RegisterGradient("Min")(_extreme_grad)
+RegisterGradient("Max")(_extreme_grad)
+RegisterGradient("Min")(_extreme_grad)
 
 
-@ops.RegisterGradient("Prod")
+@RegisterGradient("Prod")
 def _prod_grad(op, grad):
     # d prod / d x_i is the product of the others. Per reduced group, with P the product of its non-zero
     # elements, S the sum of its zero elements (0 in value, but it carries their derivatives) and
@@ -62,7 +63,7 @@ def _prod_grad(op, grad):
     def group(t):  # a per-group value, broadcast back over the group
         return so.broadcast_to(so.reshape(t, kept), x_shape)
 
-    n_zero = group(ro.reduce_sum(cw.cast(is_zero, x.dtype), axes))
+    n_zero = group(ro.reduce_sum(cast_ops.cast(is_zero, x.dtype), axes))
     p = group(ro.reduce_prod(xs, axes))
     s = group(ro.reduce_sum(cw.where(is_zero, x, zero), axes))
     p_over_x = cw.realdiv(p, xs)
@@ -73,11 +74,11 @@ def _prod_grad(op, grad):
     return cw.multiply(group(grad), cw.conj(others)), None
 
 
-@ops.RegisterGradient("Cumsum")
+@RegisterGradient("Cumsum")
 def _cumsum_grad(op, grad):
     return ro.cumsum(grad, op.inputs[1], exclusive=op.get_attr("exclusive"),
                      reverse=not op.get_attr("reverse")), None
 
 
 for _t in ("ArgMax", "ArgMin", "Any", "All", "ReducedShape"):
-    ops.NotDifferentiable(_t)
+    NotDifferentiable(_t)

@@ -17,7 +17,6 @@ from segflow.kernels import BadInput, accumulator_dtype, ids, scatter
 __all__ = ["scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
            "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub"]
 
-_INDEX = (dtypes.int32, dtypes.int64)
 
 
 def _check_updates_shape(op, indices, updates, shape):
@@ -49,7 +48,7 @@ def _rows_updates(shape, indices, updates):
 
 
 def _infer_scatter_nd(op, indices, updates, shape):
-    if indices.dtype not in _INDEX:
+    if indices.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
     out = tensor_util.constant_value_as_shape(shape)
     _check_updates_shape(op, indices, updates, out)
@@ -70,7 +69,7 @@ def scatter_nd_kernel(indices, updates, shape):
 
 
 register_op("ScatterNd", inputs=("indices", "updates", "shape"), attrs={"T": "updates", "Tindices": ("indices", "shape")},
-            allowed={"Tindices": _INDEX}, infer=_infer_scatter_nd, kernel=scatter_nd_kernel)
+            allowed={"Tindices": dtypes.INDEX}, infer=_infer_scatter_nd, kernel=scatter_nd_kernel)
 
 
 def scatter_nd(indices, updates, shape, name=None):
@@ -90,7 +89,7 @@ def scatter_nd(indices, updates, shape, name=None):
 
 
 def _infer_tensor_scatter(op, tensor, indices, updates):
-    if indices.dtype not in _INDEX:
+    if indices.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
     _check_updates_shape(op, indices, updates, tensor.shape)
     return [TensorSpec(tensor.dtype, tensor.shape)]
@@ -109,7 +108,7 @@ def _tensor_scatter_kernel(how):
 
 for _how in ("Update", "Add", "Sub"):
     register_op("TensorScatter" + _how, inputs=("tensor", "indices", "updates"),
-                attrs={"T": ("tensor", "updates"), "Tindices": "indices"}, allowed={"Tindices": _INDEX},
+                attrs={"T": ("tensor", "updates"), "Tindices": "indices"}, allowed={"Tindices": dtypes.INDEX},
                 infer=_infer_tensor_scatter, kernel=_tensor_scatter_kernel(_how.lower()))
 
 

@@ -17,10 +17,16 @@ value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import name_scope
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
 from segflow._core.apply import TensorSpec, _DTypeError, _OpStub, apply_op, check_alloc, register_op
 from segflow.kernels import BadInput, segment
+from segflow._ops import cast as cast_ops
+from segflow._ops import join as join_ops
+from segflow._ops import reduce as ro, shape as so
+from segflow._ops import elementwise as cw
 
 __all__ = [
     "unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max", "unsorted_segment_min",
@@ -31,7 +37,6 @@ __all__ = [
     "sparse_segment_sqrt_n_with_num_segments", "bincount",
 ]
 
-_INDEX = (dtypes.int32, dtypes.int64)
 _INT64_MAX = 2**63 - 1
 _SUM_TYPES = dtypes.NUMERIC                       # sum, prod: floats, ints, uints, complex
 _EXTREME_TYPES = dtypes.REAL_NUMERIC              # max, min
@@ -48,7 +53,7 @@ _BINCOUNT_WEIGHTS = (dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16
 
 def _static_count(op, t, name):
     """The value of a scalar count input (int, or None until run time); checks dtype and rank."""
-    if t.dtype not in _INDEX:
+    if t.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, name, f"must be int32 or int64, not {t.dtype.name}")
     if t.shape.rank not in (None, 0):
         raise errors.invalid_input(op, name, f"must be a scalar, got shape {t.shape}")
@@ -66,7 +71,7 @@ def _tail(data, lead):
 
 
 def _infer_unsorted_segment(op, data, segment_ids, num_segments):
-    if segment_ids.dtype not in _INDEX:
+    if segment_ids.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "segment_ids", f"must be int32 or int64, not {segment_ids.dtype.name}")
     if not tensor_shape.is_prefix(segment_ids.shape, data.shape):
         raise errors.invalid_input(op, "segment_ids", f"shape {segment_ids.shape} is not a prefix of data's "
@@ -96,7 +101,7 @@ def _check_rows_input(op, data):
 
 
 def _infer_sorted_segment(op, data, segment_ids):
-    if segment_ids.dtype not in _INDEX:
+    if segment_ids.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "segment_ids", f"must be int32 or int64, not {segment_ids.dtype.name}")
     _check_rows_input(op, data)
     if segment_ids.shape.rank not in (None, 1):
@@ -113,7 +118,7 @@ def _infer_sorted_segment(op, data, segment_ids):
 
 def _check_sparse_index_inputs(op, indices, segment_ids):
     for name, t in (("indices", indices), ("segment_ids", segment_ids)):
-        if t.dtype not in _INDEX:
+        if t.dtype not in dtypes.INDEX:
             raise errors.invalid_input(op, name, f"must be int32 or int64, not {t.dtype.name}")
         if t.shape.rank not in (None, 1):
             raise errors.invalid_input(op, name, f"must be 1-D, got shape {t.shape}")
@@ -147,7 +152,7 @@ def _infer_sparse_segment_grad(op, grad, indices, segment_ids, output_dim0):
 
 
 def _infer_bincount(op, arr, size, weights, weighted=False):
-    if arr.dtype not in _INDEX:
+    if arr.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "arr", f"must be int32 or int64, not {arr.dtype.name}")
     if weighted and not arr.shape.is_compatible_with(weights.shape):
         raise errors.invalid_input(op, "weights", f"shape {weights.shape} must equal arr shape {arr.shape}")
@@ -195,7 +200,7 @@ for _name, _kind, _types in (("UnsortedSegmentSum", "sum", _SUM_TYPES),
                              ("UnsortedSegmentSqrtN", "sqrt_n", _MEAN_TYPES)):
     register_op(_name, inputs=("data", "segment_ids", "num_segments"),
                 attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
-                allowed={"T": _types, "Tindices": _INDEX, "Tnumsegments": _INDEX},
+                allowed={"T": _types, "Tindices": dtypes.INDEX, "Tnumsegments": dtypes.INDEX},
                 infer=_infer_unsorted_segment, kernel=_unsorted_kernel(_kind))
 
 for _name, _kind, _types in (("SegmentSum", "sum", _SUM_TYPES),
@@ -205,7 +210,7 @@ for _name, _kind, _types in (("SegmentSum", "sum", _SUM_TYPES),
                              ("SegmentMean", "mean", _MEAN_TYPES)):
     register_op(_name, inputs=("data", "segment_ids"),
                 attrs={"T": "data", "Tindices": "segment_ids"},
-                allowed={"T": _types, "Tindices": _INDEX},
+                allowed={"T": _types, "Tindices": dtypes.INDEX},
                 infer=_infer_sorted_segment, kernel=_sorted_kernel(_kind))
 
 for _name, _kind, _types in (("SparseSegmentSum", "sum", _SPARSE_SUM_TYPES),
@@ -213,17 +218,17 @@ for _name, _kind, _types in (("SparseSegmentSum", "sum", _SPARSE_SUM_TYPES),
                              ("SparseSegmentSqrtN", "sqrt_n", _SPARSE_MEAN_TYPES)):
     register_op(_name, inputs=("data", "indices", "segment_ids"),
                 attrs={"T": "data", "Tidx": "indices", "Tsegmentids": "segment_ids"},
-                allowed={"T": _types, "Tidx": _INDEX, "Tsegmentids": _INDEX},
+                allowed={"T": _types, "Tidx": dtypes.INDEX, "Tsegmentids": dtypes.INDEX},
                 infer=_infer_sparse_segment, kernel=_sparse_kernel(_kind))
     register_op(_name + "WithNumSegments", inputs=("data", "indices", "segment_ids", "num_segments"),
                 attrs={"T": "data", "Tidx": "indices", "Tsegmentids": "segment_ids",
                        "Tnumsegments": "num_segments"},
-                allowed={"T": _types, "Tidx": _INDEX, "Tsegmentids": _INDEX, "Tnumsegments": _INDEX},
+                allowed={"T": _types, "Tidx": dtypes.INDEX, "Tsegmentids": dtypes.INDEX, "Tnumsegments": dtypes.INDEX},
                 infer=_infer_sparse_segment, kernel=_sparse_kernel(_kind))
     # The gradient w.r.t. data: out[indices[i]] += grad[segment_ids[i]] * scale_i.
     register_op(_name + "Grad", inputs=("grad", "indices", "segment_ids", "output_dim0"),
                 attrs={"T": "grad", "Tidx": "indices", "Tsegmentids": "segment_ids", "Tdim": "output_dim0"},
-                allowed={"T": _types, "Tidx": _INDEX, "Tsegmentids": _INDEX, "Tdim": _INDEX},
+                allowed={"T": _types, "Tidx": dtypes.INDEX, "Tsegmentids": dtypes.INDEX, "Tdim": dtypes.INDEX},
                 infer=_infer_sparse_segment_grad, kernel=_sparse_grad_kernel(_kind))
 
 
@@ -244,7 +249,7 @@ def _bincount_kernel(arr, size, weights, weighted=False):
 
 register_op("Bincount", inputs=("arr", "size", "weights"),
             attrs={"Tarr": "arr", "Tsize": "size", "T": "weights"},
-            allowed={"Tarr": _INDEX, "Tsize": _INDEX, "T": _BINCOUNT_WEIGHTS},
+            allowed={"Tarr": dtypes.INDEX, "Tsize": dtypes.INDEX, "T": _BINCOUNT_WEIGHTS},
             infer=_infer_bincount, kernel=_bincount_kernel, defaults={"weighted": False})
 
 
@@ -521,9 +526,9 @@ def _concrete(x):
     """x as a NumPy array when its value is known now (eager tensor, constant, array), else None."""
     if x is None:
         return None
-    if isinstance(x, ops.EagerTensor):
+    if isinstance(x, EagerTensor):
         return x.numpy()
-    if isinstance(x, ops.Tensor):
+    if isinstance(x, Tensor):
         v = tensor_util.constant_value(x)
         return None if v is None else np.asarray(v)
     if hasattr(x, "_dense_var_to_tensor"):  # a variable: read it as a tensor
@@ -548,24 +553,24 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
       InvalidArgumentError: a negative value in arr (naming its position), weights of another
         shape, a negative minlength/maxlength or an unsupported dtype.
     """
-    with ops.name_scope(name, "bincount", [arr, weights, minlength, maxlength]):
+    with name_scope(name, "bincount", [arr, weights, minlength, maxlength]):
         if isinstance(arr, (list, tuple)) and np.size(arr) == 0:
             arr = np.zeros(np.shape(arr), np.int32)     # [] is an empty int32 arr (TF converts it so)
-        arr = ops.convert_to_tensor(arr)
+        arr = convert_to_tensor(arr)
         # arr's dtype is checked before its values are read: a float (NaN, inf, 1e30) value must
         # never reach int() or a size computation
-        if arr.dtype not in _INDEX:
+        if arr.dtype not in dtypes.INDEX:
             raise errors.invalid_input(_OpStub("Bincount", name), "arr", f"dtype {arr.dtype.name} is not supported "
                                        "(attr Tarr: one of int32, int64)", cls=_DTypeError)
         weighted = weights is not None
         if weighted:
-            weights = ops.convert_to_tensor(weights)
+            weights = convert_to_tensor(weights)
             if not arr.shape.is_compatible_with(weights.shape):
                 raise errors.invalid_input(_OpStub("Bincount", name), "weights", f"shape {weights.shape} must equal "
                                            f"arr shape {arr.shape}")
         size = _bincount_size(arr, minlength, maxlength)
         if weights is None:
-            weights = ops.convert_to_tensor(np.zeros((0,), dtypes.as_dtype(dtype).as_numpy_dtype))
+            weights = convert_to_tensor(np.zeros((0,), dtypes.as_dtype(dtype).as_numpy_dtype))
         return apply_op("Bincount", arr, size, weights, weighted=weighted)
 
 
@@ -584,12 +589,11 @@ def _bincount_size(arr, minlength, maxlength):
             raise errors.invalid_input(_OpStub("Bincount", None), "arr", f"max(arr) + 1 = {size} bins do not fit "
                                        "in int64")
         return np.asarray(size, np.int64 if abs(size) >= 2**31 else np.int32)
-    from segflow._ops import elementwise as cw, reduce as ro, shape as so
     # In int64: max(arr) + 1 of an int64 arr (or of an int32 arr holding 2**31 - 1) never wraps;
     # max(arr) = 2**63 - 1 gives 2**63 - 1 bins, which only a maxlength makes small enough
-    flat = cw.cast(so.reshape(arr, [-1]), dtypes.int64)
-    top = ro.reduce_max(so.concat([flat, cw.cast([-1], dtypes.int64)], 0))
-    size = cw.add(cw.minimum(top, cw.cast(_INT64_MAX - 1, dtypes.int64)), cw.cast(1, dtypes.int64))
+    flat = cast_ops.cast(so.reshape(arr, [-1]), dtypes.int64)
+    top = ro.reduce_max(join_ops.concat([flat, cast_ops.cast([-1], dtypes.int64)], 0))
+    size = cw.add(cw.minimum(top, cast_ops.cast(_INT64_MAX - 1, dtypes.int64)), cast_ops.cast(1, dtypes.int64))
     if minlength is not None:
         size = cw.maximum(size, _as_int64(minlength, "minlength"))
     if maxlength is not None:
@@ -599,13 +603,12 @@ def _bincount_size(arr, minlength, maxlength):
 
 def _as_int64(x, what):
     """minlength / maxlength as an int64 tensor; a value that is not an integer raises."""
-    from segflow._ops import elementwise as cw
-    if isinstance(x, ops.Tensor):
-        if x.dtype not in _INDEX:
+    if isinstance(x, Tensor):
+        if x.dtype not in dtypes.INDEX:
             raise errors.InvalidArgumentError(None, None, f"Bincount: input '{what}': must be int32 or int64, "
                                               f"not {x.dtype.name}")
-        return cw.cast(x, dtypes.int64)
-    return ops.convert_to_tensor(_int_value(x, what), dtype=dtypes.int64)
+        return cast_ops.cast(x, dtypes.int64)
+    return convert_to_tensor(_int_value(x, what), dtype=dtypes.int64)
 
 
 def _int_value(x, what):

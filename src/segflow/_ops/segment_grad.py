@@ -8,20 +8,25 @@ same functions (their ids are all non-negative, so the masks are skipped).
 import numpy as np
 
 from segflow._core import dtypes
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import RegisterGradient
+from segflow._core.tensor import EagerTensor
 from segflow._core import fold as tensor_util
 from segflow._ops import elementwise as cw
 from segflow._ops import segment as sg
 from segflow._ops import shape as so
+from segflow._ops import cast as cast_ops
+from segflow._ops import join as join_ops
+from segflow._ops.gather import gather
 
 
 def _dense(grad):
     """The upstream gradient as a dense tensor (a gather of the output sends IndexedSlices)."""
-    return ops.convert_to_tensor(grad) if isinstance(grad, ops.IndexedSlices) else grad
+    return convert_to_tensor(grad) if isinstance(grad, IndexedSlices) else grad
 
 
 def _gather(params, ids):
-    from segflow._ops.gather import gather
     return gather(params, ids)
 
 
@@ -30,24 +35,24 @@ def _expand(t, like):
     if t.shape.rank is not None and t.shape.rank == like.shape.rank:
         return t
     tail = so.ones_like(so.shape(like))[so.rank(t):]
-    return so.reshape(t, so.concat([so.shape(t), tail], 0))
+    return so.reshape(t, join_ops.concat([so.shape(t), tail], 0))
 
 
 def _may_drop(ids):
     """False when the ids are known now (eager, or a constant) and none is negative: the masks
     for dropped rows can then be skipped (fewer ops; the same result)."""
-    value = ids._value if type(ids) is ops.EagerTensor else tensor_util.constant_value(ids)
+    value = ids._value if type(ids) is EagerTensor else tensor_util.constant_value(ids)
     return value is None or bool(np.any(np.asarray(value) < 0))
 
 
 def _clip(ids, drop_negative):
     """The ids with negatives raised to 0 (so they gather something); masks hide those rows."""
-    return cw.maximum(ids, cw.cast(0, ids.dtype)) if drop_negative else ids
+    return cw.maximum(ids, cast_ops.cast(0, ids.dtype)) if drop_negative else ids
 
 
 def _kept(ids, data):
     """ids >= 0, shaped to broadcast against `data` (rows with a negative id are dropped)."""
-    return _expand(cw.greater_equal(ids, cw.cast(0, ids.dtype)), data)
+    return _expand(cw.greater_equal(ids, cast_ops.cast(0, ids.dtype)), data)
 
 
 def _rows_of(grad, ids, drop_negative=True):
@@ -68,21 +73,21 @@ def _counts(ids, n, dtype, like):
     broadcast against `like` (the upstream gradient)."""
     ones = so.ones(so.shape(ids), dtypes.int32)
     counts = cw.maximum(sg.unsorted_segment_sum(ones, ids, n), 1)
-    return _expand(cw.cast(counts, dtype), like)
+    return _expand(cast_ops.cast(counts, dtype), like)
 
 
 # ----------------------------------------------------------------------------------------------
 # sum, mean, sqrt_n: linear, so the gradient is the upstream gradient gathered by id
 
 
-@ops.RegisterGradient("UnsortedSegmentSum")
+@RegisterGradient("UnsortedSegmentSum")
 def _unsorted_segment_sum_grad(op, grad):
     # Row i of data went to segment ids[i], so it gets grad[ids[i]]; dropped rows get zero.
     grad = _dense(grad)
     return _rows_of(grad, op.inputs[1], _may_drop(op.inputs[1])), None, None
 
 
-@ops.RegisterGradient("SegmentSum")
+@RegisterGradient("SegmentSum")
 def _segment_sum_grad(op, grad):
     grad = _dense(grad)
     return _rows_of(grad, op.inputs[1], drop_negative=False), None
@@ -97,19 +102,19 @@ def _scaled_rows(op, grad, n, sqrt, drop_negative):
     return _rows_of(cw.realdiv(grad, counts), ids, drop_negative)
 
 
-@ops.RegisterGradient("UnsortedSegmentMean")
+@RegisterGradient("UnsortedSegmentMean")
 def _unsorted_segment_mean_grad(op, grad):
     grad = _dense(grad)
     return _scaled_rows(op, grad, op.inputs[2], sqrt=False, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
-@ops.RegisterGradient("UnsortedSegmentSqrtN")
+@RegisterGradient("UnsortedSegmentSqrtN")
 def _unsorted_segment_sqrt_n_grad(op, grad):
     grad = _dense(grad)
     return _scaled_rows(op, grad, op.inputs[2], sqrt=True, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
-@ops.RegisterGradient("SegmentMean")
+@RegisterGradient("SegmentMean")
 def _segment_mean_grad(op, grad):
     grad = _dense(grad)
     return _scaled_rows(op, grad, _sorted_rows(op), sqrt=False, drop_negative=False), None
@@ -125,31 +130,31 @@ def _extreme_grad(op, grad, n, drop_negative):
     selected = cw.equal(data, _gather(op.outputs[0], clipped))
     if drop_negative:
         selected = cw.logical_and(selected, _kept(ids, data))
-    num_selected = sg.unsorted_segment_sum(cw.cast(selected, grad.dtype), ids, n)
+    num_selected = sg.unsorted_segment_sum(cast_ops.cast(selected, grad.dtype), ids, n)
     # div_no_nan: a segment with no selected row (empty, or all NaN) passes no gradient.
     share = _gather(cw.div_no_nan(grad, num_selected), clipped)
     return cw.where(selected, share, so.zeros_like(share))
 
 
-@ops.RegisterGradient("UnsortedSegmentMax")
+@RegisterGradient("UnsortedSegmentMax")
 def _unsorted_segment_max_grad(op, grad):
     grad = _dense(grad)
     return _extreme_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
-@ops.RegisterGradient("UnsortedSegmentMin")
+@RegisterGradient("UnsortedSegmentMin")
 def _unsorted_segment_min_grad(op, grad):
     grad = _dense(grad)
     return _extreme_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
-@ops.RegisterGradient("SegmentMax")
+@RegisterGradient("SegmentMax")
 def _segment_max_grad(op, grad):
     grad = _dense(grad)
     return _extreme_grad(op, grad, _sorted_rows(op), drop_negative=False), None
 
 
-@ops.RegisterGradient("SegmentMin")
+@RegisterGradient("SegmentMin")
 def _segment_min_grad(op, grad):
     grad = _dense(grad)
     return _extreme_grad(op, grad, _sorted_rows(op), drop_negative=False), None
@@ -180,7 +185,7 @@ def _prod_grad(op, grad, n, drop_negative):
     def per_segment(t):  # a per-segment value, gathered back to every row of the segment
         return _gather(t, clipped)
 
-    n_zero = per_segment(sg.unsorted_segment_sum(cw.cast(is_zero, dtypes.int32), ids, n))
+    n_zero = per_segment(sg.unsorted_segment_sum(cast_ops.cast(is_zero, dtypes.int32), ids, n))
     p = per_segment(sg.unsorted_segment_prod(xs, ids, n))
     s = per_segment(sg.unsorted_segment_sum(cw.where(is_zero, x, zero), ids, n))
     p_over_x = cw.realdiv(p, xs)
@@ -193,13 +198,13 @@ def _prod_grad(op, grad, n, drop_negative):
     return cw.multiply(_rows_of(grad, ids, drop_negative), others)
 
 
-@ops.RegisterGradient("UnsortedSegmentProd")
+@RegisterGradient("UnsortedSegmentProd")
 def _unsorted_segment_prod_grad(op, grad):
     grad = _dense(grad)
     return _prod_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
-@ops.RegisterGradient("SegmentProd")
+@RegisterGradient("SegmentProd")
 def _segment_prod_grad(op, grad):
     grad = _dense(grad)
     return _prod_grad(op, grad, _sorted_rows(op), drop_negative=False), None
@@ -234,20 +239,20 @@ def _sparse_grad_grad(kind):
 
 
 for _kind, _name in (("sum", "SparseSegmentSum"), ("mean", "SparseSegmentMean"), ("sqrt_n", "SparseSegmentSqrtN")):
-    ops.RegisterGradient(_name)(_sparse_grad(_kind))
-    ops.RegisterGradient(_name + "WithNumSegments")(_sparse_grad(_kind))
-    ops.RegisterGradient(_name + "Grad")(_sparse_grad_grad(_kind))
+    RegisterGradient(_name)(_sparse_grad(_kind))
+    RegisterGradient(_name + "WithNumSegments")(_sparse_grad(_kind))
+    RegisterGradient(_name + "Grad")(_sparse_grad_grad(_kind))
 
 
 # ----------------------------------------------------------------------------------------------
 # bincount
 
 
-@ops.RegisterGradient("Bincount")
+@RegisterGradient("Bincount")
 def _bincount_grad(op, grad):
     # Bin v sums the weights at arr == v, so weight k gets grad[arr[k]]; values >= size were
     # ignored and get 0 (they gather the zero row appended to grad).
     grad = _dense(grad)
     arr, size = op.inputs[0], op.inputs[1]
-    padded = so.concat([grad, so.zeros([1], grad.dtype)], 0)
-    return None, None, _gather(padded, cw.minimum(arr, cw.cast(size, arr.dtype)))
+    padded = join_ops.concat([grad, so.zeros([1], grad.dtype)], 0)
+    return None, None, _gather(padded, cw.minimum(arr, cast_ops.cast(size, arr.dtype)))

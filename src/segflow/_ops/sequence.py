@@ -2,10 +2,12 @@
 import numpy as np
 
 from segflow._core import dtypes, errors
-from segflow.framework import ops
+from segflow._core.registry import NotDifferentiable
+from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
+from segflow._ops.cast import cast
 
 __all__ = ["range", "invert_permutation"]
 
@@ -77,16 +79,15 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
     if limit is None:
         start, limit = 0, start
     if dtype is None:
-        kinds = [t.dtype for t in (start, limit, delta) if isinstance(t, ops.Tensor)]
+        kinds = [t.dtype for t in (start, limit, delta) if isinstance(t, Tensor)]
         if kinds:
             dtype = max(kinds, key=lambda d: (d.is_floating, d.size))
         elif any(isinstance(v, float) for v in (start, limit, delta)):
             dtype = dtypes.float32
         else:
             dtype = dtypes.int32
-    from segflow._ops.elementwise import cast
     dtype = dtypes.as_dtype(dtype)
-    args = [cast(v, dtype) if isinstance(v, ops.Tensor) else np.asarray(v, dtype=dtype.as_numpy_dtype)
+    args = [cast(v, dtype) if isinstance(v, Tensor) else np.asarray(v, dtype=dtype.as_numpy_dtype)
             for v in (start, limit, delta)]
     return apply_op("Range", *args, name=name)
 
@@ -114,5 +115,5 @@ def invert_permutation(x, name=None):
     return apply_op("InvertPermutation", x, name=name)
 
 
-ops.NotDifferentiable("Range")
-ops.NotDifferentiable("InvertPermutation")
+NotDifferentiable("Range")
+NotDifferentiable("InvertPermutation")

@@ -4,16 +4,19 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, _DTypeError, _OpStub as _Stub, apply_op, check_alloc, register_op, resource_exhausted
-from segflow.kernels import BadInput, ids
+from segflow._core.apply import TensorSpec, _OpStub as _Stub, apply_op, check_alloc, register_op, resource_exhausted
+from segflow.kernels import BadInput
+from segflow._ops.cast import cast
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient", "zeros", "ones",
            "zeros_like", "ones_like", "fill", "shape", "shape_n", "size", "rank", "reshape", "broadcast_to",
-           "concat", "stack", "add_n", "one_hot", "prevent_gradient"]
+           "prevent_gradient", "identity_n", "check_output_shape", "newaxis"]
 
-_INDEX = (dtypes.int32, dtypes.int64)
+newaxis = None   # `t[:, newaxis]` inserts an axis, as np.newaxis
 
 
 # -- placeholder
@@ -80,7 +83,7 @@ register_op("IdentityN", inputs=("input*",), infer=_infer_identity_n, kernel=lam
 def identity(input, name=None):
     """The same value as a new tensor (graph: a new node)."""
     if hasattr(input, "_dense_var_to_tensor"):
-        input = input.read_value() if hasattr(input, "read_value") else ops.convert_to_tensor(input)
+        input = input.read_value() if hasattr(input, "read_value") else convert_to_tensor(input)
     return apply_op("Identity", input, name=name)
 
 
@@ -129,7 +132,7 @@ def check_output_shape(shape, dtype, input_name):
 
 # -- zeros / ones / fill
 def _infer_fill(op, dims, value):
-    if dims.dtype not in _INDEX:
+    if dims.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "dims", f"must be int32 or int64, not {dims.dtype.name}")
     if value.shape.rank not in (None, 0):
         raise errors.invalid_input(op, "value", f"must be a scalar, got shape {value.shape}")
@@ -152,7 +155,7 @@ def _fill_kernel(dims, value):
 
 
 register_op("Fill", inputs=("dims", "value"), attrs={"T": "value", "index_type": "dims"},
-            allowed={"index_type": _INDEX}, infer=_infer_fill, kernel=_fill_kernel)
+            allowed={"index_type": dtypes.INDEX}, infer=_infer_fill, kernel=_fill_kernel)
 
 
 def fill(dims, value, name=None):
@@ -168,15 +171,15 @@ def _shape_arg(shape):
     """A shape argument (list, tuple, TensorShape, array or tensor) as an int32 (int64 when needed)
     tensor. Dimensions are never truncated: a float or bool shape stays float/bool, so the op it
     goes to refuses it by dtype, as TensorFlow's ops do."""
-    if isinstance(shape, ops.Tensor):
+    if isinstance(shape, Tensor):
         return shape
     if isinstance(shape, tensor_shape.TensorShape):
         shape = shape.as_list()
-    if isinstance(shape, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in shape):
-        parts = [d for d in shape if isinstance(d, ops.Tensor)]
-        dt = parts[0].dtype if parts[0].dtype in _INDEX else dtypes.int32
-        return stack([d if isinstance(d, ops.Tensor) else ops.convert_to_tensor(
-            int(d) if _is_int(d) else np.asarray(d), dtype=dt if _is_int(d) else None) for d in shape])
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
+        parts = [d for d in shape if isinstance(d, Tensor)]
+        dt = parts[0].dtype if parts[0].dtype in dtypes.INDEX else dtypes.int32
+        return apply_op("Pack", [d if isinstance(d, Tensor) else convert_to_tensor(
+            int(d) if _is_int(d) else np.asarray(d), dtype=dt if _is_int(d) else None) for d in shape], axis=0)
     if isinstance(shape, (list, tuple)) and shape and all(_is_int(d) for d in shape):
         arr = np.asarray([int(d) for d in shape])
     else:
@@ -184,17 +187,17 @@ def _shape_arg(shape):
     if arr.size == 0 and arr.dtype.kind not in "iu":
         arr = arr.astype(np.int32)          # [] or ()
     if arr.dtype.kind not in "iu":      # float32 for Python floats, as TF converts them
-        return ops.convert_to_tensor(shape if isinstance(shape, (list, tuple)) else arr)
+        return convert_to_tensor(shape if isinstance(shape, (list, tuple)) else arr)
     if arr.size and (arr.max() >= 2**31 or arr.min() < -2**31):
-        return ops.convert_to_tensor(arr.astype(np.int64))
-    return ops.convert_to_tensor(arr.astype(np.int32))
+        return convert_to_tensor(arr.astype(np.int64))
+    return convert_to_tensor(arr.astype(np.int32))
 
 
 def _filled(shape, dtype, value, name):
     """A tensor of `shape` holding `value`: built directly eagerly, a Fill node in a graph."""
     dtype = dtypes.as_dtype(dtype)
     scalar = np.full((), value, dtype.as_numpy_dtype)
-    if context._state.eager and not isinstance(shape, ops.Tensor):
+    if context._state.eager and not isinstance(shape, Tensor):
         dims = shape.as_list() if isinstance(shape, tensor_shape.TensorShape) else shape
         dims = dims if isinstance(dims, (list, tuple)) else np.asarray(dims).reshape(-1).tolist()
         # negative, float or unknown dims go to Fill, which names the error
@@ -203,7 +206,7 @@ def _filled(shape, dtype, value, name):
             try:
                 check_output_shape(dims, scalar.dtype, "dims")
                 lazy = value == 0 and scalar.dtype != object        # calloc: pages are touched on use
-                return ops.EagerTensor(np.zeros(dims, scalar.dtype) if lazy else np.full(dims, scalar))
+                return EagerTensor(np.zeros(dims, scalar.dtype) if lazy else np.full(dims, scalar))
             except MemoryError as e:
                 raise resource_exhausted("Fill", name, e) from None
             except BadInput as e:
@@ -231,11 +234,10 @@ register_op("OnesLike", inputs=("x",), attrs={"T": "x"}, infer=_infer_like, kern
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
     """Zeros with the shape (and, unless `dtype` is given, the dtype) of `tensor`."""
-    if isinstance(tensor, ops.IndexedSlices):
-        tensor = ops.convert_to_tensor(tensor)
+    if isinstance(tensor, IndexedSlices):
+        tensor = convert_to_tensor(tensor)
     out = apply_op("ZerosLike", tensor, name=name)
     if dtype is not None and out.dtype != dtypes.as_dtype(dtype):
-        from segflow._ops.elementwise import cast
         out = cast(out, dtype)
     return out
 
@@ -244,7 +246,6 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
     """Ones with the shape (and, unless `dtype` is given, the dtype) of `tensor`."""
     out = apply_op("OnesLike", tensor, name=name)
     if dtype is not None and out.dtype != dtypes.as_dtype(dtype):
-        from segflow._ops.elementwise import cast
         out = cast(out, dtype)
     return out
 
@@ -268,11 +269,11 @@ register_op("Shape", inputs=("input",), attrs={"T": "input"}, infer=_infer_shape
 
 def shape(input, name=None, out_type=dtypes.int32):
     """The shape of `input` as a 1-D int tensor."""
-    if isinstance(input, ops.IndexedSlices):
+    if isinstance(input, IndexedSlices):
         return input.dense_shape
     if hasattr(input, "_dense_var_to_tensor") and hasattr(input, "shape") and input.shape.is_fully_defined() \
             and context.executing_eagerly():
-        return ops.EagerTensor(np.asarray(input.shape.as_list(), dtype=dtypes.as_dtype(out_type).np))
+        return EagerTensor(np.asarray(input.shape.as_list(), dtype=dtypes.as_dtype(out_type).np))
     return apply_op("Shape", input, out_type=dtypes.as_dtype(out_type), name=name)
 
 
@@ -340,7 +341,7 @@ def _reshape_target(n, target, input_shape):
 
 
 def _infer_reshape(op, tensor, shape):
-    if shape.dtype not in _INDEX:
+    if shape.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "shape", f"must be int32 or int64, not {shape.dtype.name}")
     if shape.shape.rank not in (None, 1):
         raise errors.invalid_input(op, "shape", f"must be a vector, got shape {shape.shape}")
@@ -365,7 +366,7 @@ def _reshape_kernel(x, shape):
 
 
 register_op("Reshape", inputs=("tensor", "shape"), attrs={"T": "tensor", "Tshape": "shape"},
-            allowed={"Tshape": _INDEX}, infer=_infer_reshape, kernel=_reshape_kernel)
+            allowed={"Tshape": dtypes.INDEX}, infer=_infer_reshape, kernel=_reshape_kernel)
 
 
 def reshape(tensor, shape, name=None):
@@ -384,7 +385,7 @@ def _infer_broadcast_to(op, input, shape):
     return [TensorSpec(input.dtype, target.merge_with(out) if target.rank is not None else out)]
 
 
-register_op("BroadcastTo", inputs=("input", "shape"), attrs={"T": "input", "Tidx": "shape"}, allowed={"Tidx": _INDEX},
+register_op("BroadcastTo", inputs=("input", "shape"), attrs={"T": "input", "Tidx": "shape"}, allowed={"Tidx": dtypes.INDEX},
             infer=_infer_broadcast_to,
             kernel=lambda x, shape: np.broadcast_to(x, tuple(int(d) for d in shape)).copy())  # copy(): C order, 0-d kept
 
@@ -394,239 +395,3 @@ def broadcast_to(input, shape, name=None):
     return apply_op("BroadcastTo", input, _shape_arg(shape), name=name)
 
 
-# -- concat, stack, add_n
-def _normalize_axis(op, axis, rank, input_name="axis"):
-    if rank is None:
-        return axis
-    if not -rank <= axis < max(rank, 1):
-        raise errors.invalid_input(op, input_name, f"axis {axis} is out of range for rank {rank}")
-    return axis % rank if rank else 0
-
-
-def _infer_concat(op, values, axis):
-    if not values:
-        raise errors.invalid_input(op, "values", "needs at least one tensor")
-    a = tensor_util.constant_value(axis)
-    ranks = {v.shape.rank for v in values if v.shape.rank is not None}
-    if len(ranks) > 1:
-        raise errors.invalid_input(op, "values", f"ranks differ: {[str(v.shape) for v in values]}")
-    rank = ranks.pop() if ranks else None
-    if a is None or rank is None:
-        return [TensorSpec(values[0].dtype, tensor_shape.unknown_shape(rank))]
-    a = _normalize_axis(op, int(a), rank)
-    dims = [None] * rank
-    total = 0
-    for v in values:
-        vd = v.shape.as_list() if v.shape.rank is not None else [None] * rank
-        for i in range(rank):
-            if i == a:
-                continue
-            if dims[i] is None:
-                dims[i] = vd[i]
-            elif vd[i] is not None and vd[i] != dims[i]:
-                raise errors.invalid_input(op, "values", f"dimension {i} differs: shapes "
-                                           f"{[str(x.shape) for x in values]} (concatenating on axis {a})")
-        total = None if total is None or vd[a] is None else total + vd[a]
-    dims[a] = total
-    return [TensorSpec(values[0].dtype, dims)]
-
-
-register_op("ConcatV2", inputs=("values*", "axis"), attrs={"T": "values", "Tidx": "axis"}, allowed={"Tidx": _INDEX},
-            infer=_infer_concat, kernel=lambda values, axis: np.concatenate(values, axis=int(axis)))
-
-
-def concat(values, axis, name="concat"):
-    """Joins tensors along `axis`."""
-    values = list(values)
-    if len(values) == 1 and not context._state.eager:
-        return identity(values[0], name=name)
-    return apply_op("ConcatV2", values, axis, name=name)
-
-
-def _infer_pack(op, values, axis=0):
-    if not values:
-        raise errors.invalid_input(op, "values", "needs at least one tensor")
-    shape = tensor_shape.unknown_shape()
-    for v in values:
-        if not shape.is_compatible_with(v.shape):
-            raise errors.invalid_input(op, "values", f"shapes differ: {[str(x.shape) for x in values]}")
-        shape = shape.merge_with(v.shape)
-    if shape.rank is None:
-        return [TensorSpec(values[0].dtype, tensor_shape.unknown_shape())]
-    dims = shape.as_list()
-    a = _normalize_axis(op, axis, len(dims) + 1)
-    dims.insert(a, len(values))
-    return [TensorSpec(values[0].dtype, dims)]
-
-
-register_op("Pack", inputs=("values*",), attrs={"T": "values"}, infer=_infer_pack,
-            kernel=lambda values, axis=0: np.stack(values, axis=axis), defaults={"axis": 0})
-
-
-def stack(values, axis=0, name="stack"):
-    """Stacks same-shaped tensors along a new `axis`."""
-    return apply_op("Pack", list(values), axis=axis, name=name)
-
-
-def _infer_add_n(op, inputs):
-    if not inputs:
-        raise errors.invalid_input(op, "inputs", "needs at least one tensor")
-    shape = tensor_shape.unknown_shape()
-    for v in inputs:
-        if not shape.is_compatible_with(v.shape):
-            raise errors.invalid_input(op, "inputs", f"shapes differ: {[str(x.shape) for x in inputs]}")
-        shape = shape.merge_with(v.shape)
-    return [TensorSpec(inputs[0].dtype, shape)]
-
-
-def _add_n_kernel(inputs):
-    out = np.add(inputs[0], inputs[1]) if len(inputs) > 1 else np.array(inputs[0], copy=True)
-    if type(out) is not np.ndarray:  # 0-d inputs give a NumPy scalar, which `out=` cannot take
-        out = np.asarray(out)
-    for x in inputs[2:]:
-        np.add(out, x, out=out)
-    return out
-
-
-register_op("AddN", inputs=("inputs*",), attrs={"T": "inputs"}, infer=_infer_add_n, kernel=_add_n_kernel)
-
-
-def add_n(inputs, name=None):
-    """The elementwise sum of a list of same-shaped tensors (IndexedSlices are densified)."""
-    inputs = list(inputs)
-    if not inputs:
-        raise ValueError("inputs must be a non-empty list of tensors")
-    inputs = [ops.convert_to_tensor(x) if isinstance(x, ops.IndexedSlices) else x for x in inputs]
-    if len(inputs) == 1:
-        x = inputs[0]
-        return ops.convert_to_tensor(x) if not isinstance(x, ops.Tensor) else x
-    return apply_op("AddN", inputs, name=name)
-
-
-# -- one_hot
-def _infer_one_hot(op, indices, depth, on_value, off_value, axis=-1):
-    if indices.dtype not in (dtypes.uint8,) + _INDEX:
-        raise errors.invalid_input(op, "indices", f"must be uint8, int32 or int64, not {indices.dtype.name}")
-    if depth.dtype not in _ONE_HOT_DEPTH or depth.shape.rank not in (None, 0):
-        raise errors.invalid_input(op, "depth", f"must be a scalar int32, got {depth.dtype.name} of shape "
-                                   f"{depth.shape}")
-    for name, v in (("on_value", on_value), ("off_value", off_value)):
-        if v.shape.rank not in (None, 0):
-            raise errors.invalid_input(op, name, f"must be a scalar, got shape {v.shape}")
-    d = tensor_util.constant_value(depth)
-    if d is not None and int(d) < 0:
-        raise errors.invalid_input(op, "depth", f"must be non-negative, got {int(d)}")
-    if d is not None and int(d) > _INT32_MAX:
-        raise errors.invalid_input(op, "depth", f"depth = {int(d)} does not fit in int32")
-    if indices.shape.rank is None:
-        return [TensorSpec(on_value.dtype, tensor_shape.unknown_shape())]
-    dims = indices.shape.as_list()
-    r = len(dims)
-    if not -1 <= axis <= r:
-        raise errors.invalid_input(op, "indices", f"axis {axis} is out of range [-1, {r}] for indices of rank {r}")
-    dims.insert(r if axis == -1 else axis, None if d is None else int(d))
-    return [TensorSpec(on_value.dtype, dims)]
-
-
-def _one_hot_kernel(indices, depth, on_value, off_value, axis=-1):
-    """The output filled with off_value, then on_value written at each in-range index: about 1x the
-    output's memory (plus a few index-sized temporaries). Negative or too-large indices (and
-    uint8 indices >= depth) leave their row all off, as TensorFlow does."""
-    ids.check_index_dtype(indices, "indices", allowed=_ONE_HOT_INDEX)
-    depth_arr = np.asarray(depth)
-    if depth_arr.ndim != 0 or depth_arr.dtype.kind not in "iu":
-        raise BadInput("depth", f"must be a scalar int32, got {depth_arr.dtype} of shape {list(depth_arr.shape)}")
-    depth = int(depth_arr)
-    if depth < 0:
-        raise BadInput("depth", f"must be non-negative, got {depth}")
-    if depth > _INT32_MAX:      # an int64 depth known only at run time: never wrapped to int32
-        raise BadInput("depth", f"depth = {depth} does not fit in int32")
-    for label, v in (("on_value", on_value), ("off_value", off_value)):
-        if np.ndim(v) != 0:
-            raise BadInput(label, f"must be a scalar, got shape {list(np.shape(v))}")
-    on = np.asarray(on_value)
-    r = indices.ndim
-    axis = r if axis == -1 else axis
-    if not 0 <= axis <= r:
-        raise BadInput("indices", f"axis {axis} is out of range [-1, {r}] for indices of rank {r}")
-    shape = indices.shape[:axis] + (depth,) + indices.shape[axis:]
-    check_alloc(shape, on.dtype, "depth")
-    out = np.empty(shape, on.dtype)
-    out.fill(off_value)
-    if out.size == 0:
-        return out
-    outer = int(np.prod(indices.shape[:axis], dtype=np.int64))
-    inner = int(np.prod(indices.shape[axis:], dtype=np.int64))
-    flat = indices.reshape(-1)
-    hot = np.flatnonzero(flat < depth) if flat.dtype.kind == "u" else np.flatnonzero((flat >= 0) & (flat < depth))
-    # index k = o * inner + i (o over indices.shape[:axis], i over the rest) goes to out[o, v, i]
-    o, i = np.divmod(hot, inner) if inner > 1 else (hot, 0)
-    dest = (o * depth + flat[hot].astype(np.int64)) * inner + i
-    out.reshape(outer * depth * inner)[dest] = on
-    return out
-
-
-_ONE_HOT_INDEX = (np.dtype(np.uint8), np.dtype(np.int32), np.dtype(np.int64))
-# TF's depth is int32; an int64 or uint8 depth tensor is taken too, its value checked by the kernel
-_ONE_HOT_DEPTH = (dtypes.int32, dtypes.int64, dtypes.uint8)
-_INT32_MAX = 2**31 - 1
-
-
-register_op("OneHot", inputs=("indices", "depth", "on_value", "off_value"),
-            attrs={"TI": "indices", "T": ("on_value", "off_value")},
-            allowed={"TI": (dtypes.uint8,) + _INDEX}, infer=_infer_one_hot,
-            kernel=_one_hot_kernel, defaults={"axis": -1})
-
-
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """A one-hot tensor: `on_value` where the new `axis` (default: last) equals `indices`, else `off_value`.
-
-    Args:
-      indices: uint8/int32/int64 tensor; an index outside [0, depth) gives a row of `off_value`.
-      depth: scalar int, the length of the new axis.
-      on_value, off_value: scalars (default 1 and 0) of the output dtype.
-      axis: where the new axis goes (-1: last).
-      dtype: output dtype; default the dtype of `on_value`/`off_value`, else float32.
-    Returns:
-      Shape `indices.shape` with `depth` inserted at `axis`.
-    Raises:
-      InvalidArgumentError: non-integer indices, a negative, float or beyond-int32 depth (also
-        one known only at run time), non-scalar on/off values.
-      ResourceExhaustedError: the output would not fit in memory (checked before allocating).
-    """
-    if dtype is None:
-        for v in (on_value, off_value):
-            if isinstance(v, ops.Tensor):
-                dtype = v.dtype
-                break
-            if isinstance(v, (np.ndarray, np.generic)):
-                dtype = dtypes.from_numpy(v.dtype)
-                break
-        if dtype is None:
-            given = [v for v in (on_value, off_value) if v is not None]
-            dtype = dtypes.as_dtype(ops.convert_to_tensor(given[0]).dtype) if given else dtypes.float32
-    dtype = dtypes.as_dtype(dtype)
-    on = ops.convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
-    off = ops.convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
-    if not isinstance(depth, ops.Tensor):
-        depth = _one_hot_depth(depth, name)
-    return apply_op("OneHot", indices, depth, on, off, axis=-1 if axis is None else int(axis), name=name)
-
-
-def _one_hot_depth(depth, name):
-    """A Python or NumPy depth as an int32 array: a float (even an integral one: 4.0), bool,
-    non-numeric or out-of-int32 depth raises, as TensorFlow refuses it (TypeError: "Value passed
-    to parameter 'depth' has DataType float32 not in list of allowed values: int32")."""
-    arr = np.asarray(depth)
-    stub = _Stub("OneHot", name)
-    if arr.dtype.kind not in "iu":
-        if arr.dtype.kind in "fcb":     # a Python float is float32 to TF
-            dt = "float32" if isinstance(depth, float) else dtypes.as_dtype(arr.dtype).name
-            got = f"{depth!r} of DataType {dt}"
-        else:
-            got = repr(depth)
-        raise errors.invalid_input(stub, "depth", f"must be an int32 scalar, got {got}", cls=_DTypeError)
-    if arr.size and not (arr.min() >= -2**31 and arr.max() < 2**31):
-        raise errors.invalid_input(stub, "depth", f"depth = {arr.reshape(-1)[0] if arr.size == 1 else arr.tolist()} "
-                                                  "does not fit in int32")
-    return arr.astype(np.int32)

@@ -1,68 +1,70 @@
 """Gradients of the ops in shape_ops.py."""
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._ops import elementwise as cw
 from segflow._ops import shape as so
+from segflow._ops.reduce import reduce_sum
+from segflow._ops import join as join_ops
+from segflow._ops import slicing as slicing_ops
 
 
-@ops.RegisterGradient("Identity")
+@RegisterGradient("Identity")
 def _identity_grad(op, grad):
     return grad
 
 
-@ops.RegisterGradient("PlaceholderWithDefault")
+@RegisterGradient("PlaceholderWithDefault")
 def _placeholder_with_default_grad(op, grad):
     return grad
 
 
-@ops.RegisterGradient("IdentityN")
+@RegisterGradient("IdentityN")
 def _identity_n_grad(op, *grads):
     return list(grads)
 
 
-@ops.RegisterGradient("PreventGradient")
+@RegisterGradient("PreventGradient")
 def _prevent_gradient_grad(op, grad):
     raise LookupError(f"Gradient explicitly disabled for {op.name}: {op.get_attr('message')}")
 
 
-@ops.RegisterGradient("Reshape")
+@RegisterGradient("Reshape")
 def _reshape_grad(op, grad):
-    if isinstance(grad, ops.IndexedSlices):
-        grad = ops.convert_to_tensor(grad)
+    if isinstance(grad, IndexedSlices):
+        grad = convert_to_tensor(grad)
     return so.reshape(grad, so.shape(op.inputs[0])), None
 
 
-@ops.RegisterGradient("BroadcastTo")
+@RegisterGradient("BroadcastTo")
 def _broadcast_to_grad(op, grad):
     return cw.sum_to_shape(grad, so.shape(op.inputs[0])), None
 
 
-@ops.RegisterGradient("Fill")
+@RegisterGradient("Fill")
 def _fill_grad(op, grad):
-    from segflow._ops.reduce import reduce_sum
     return None, reduce_sum(grad)
 
 
-@ops.RegisterGradient("ConcatV2")
+@RegisterGradient("ConcatV2")
 def _concat_grad(op, grad):
-    from segflow._ops import slicing as join_ops
     values = op.inputs[:-1]
     axis = op.inputs[-1]
     sizes = [so.shape(v) for v in values]
-    if isinstance(grad, ops.IndexedSlices):
-        grad = ops.convert_to_tensor(grad)
-    return join_ops.split_by_shapes(grad, sizes, axis) + [None]
+    if isinstance(grad, IndexedSlices):
+        grad = convert_to_tensor(grad)
+    return slicing_ops.split_by_shapes(grad, sizes, axis) + [None]
 
 
-@ops.RegisterGradient("Pack")
+@RegisterGradient("Pack")
 def _pack_grad(op, grad):
-    from segflow._ops import slicing as join_ops
     return join_ops.unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
 
 
-@ops.RegisterGradient("AddN")
+@RegisterGradient("AddN")
 def _add_n_grad(op, grad):
     return [grad] * len(op.inputs)
 
 
 for _t in ("StopGradient", "Shape", "Size", "Rank", "ZerosLike", "OnesLike", "Placeholder", "Const", "OneHot"):
-    ops.NotDifferentiable(_t)
+    NotDifferentiable(_t)

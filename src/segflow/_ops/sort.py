@@ -8,10 +8,18 @@ import collections
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import name_scope
 from segflow._core import fold as tensor_util
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput
+from segflow._ops import cast as cast_ops
+from segflow._ops import transpose as transpose_ops
+from segflow._ops import elementwise as cw
+from segflow._ops import shape as so
+from segflow._ops import gather as gather_ops
+from segflow._ops.reduce import reduce_prod
+from segflow._ops import join as join_ops
 
 __all__ = ["top_k", "sort", "argsort", "boolean_mask", "TopKV2Output"]
 
@@ -71,7 +79,6 @@ def top_k(input, k=1, sorted=True, name=None, index_type=dtypes.int32):
 
 def _move_axis_last(values, axis):
     """(values with `axis` moved last, the permutation to undo it or None)."""
-    from segflow._ops import slicing as join_ops
     rank = values.shape.rank
     if rank is None:
         raise ValueError("sort needs a tensor of known rank")
@@ -85,22 +92,19 @@ def _move_axis_last(values, axis):
         return values, None
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]
-    return join_ops.transpose(values, perm), perm
+    return transpose_ops.transpose(values, perm), perm
 
 
 def _sort_or_argsort(values, axis, direction, return_argsort, name):
-    from segflow._ops import elementwise as cw
-    from segflow._ops import slicing as join_ops
-    from segflow._ops import shape as so
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f"direction must be 'ASCENDING' or 'DESCENDING', got {direction!r}")
-    with ops.name_scope(name, "argsort" if return_argsort else "sort"):
-        values = ops.convert_to_tensor(values)
+    with name_scope(name, "argsort" if return_argsort else "sort"):
+        values = convert_to_tensor(values)
         moved, perm = _move_axis_last(values, axis)
         key = moved
         if direction == "ASCENDING":
             if key.dtype.is_unsigned:
-                key = cw.cast(key, dtypes.int64)
+                key = cast_ops.cast(key, dtypes.int64)
             key = cw.negative(key)
         n = so.shape(key)[-1]
         out_values, out_indices = top_k(key, n)
@@ -109,11 +113,11 @@ def _sort_or_argsort(values, axis, direction, return_argsort, name):
         elif direction == "ASCENDING":
             out = cw.negative(out_values)
             if out.dtype != values.dtype:
-                out = cw.cast(out, values.dtype)
+                out = cast_ops.cast(out, values.dtype)
         else:
             out = out_values
         if perm is not None:
-            out = join_ops.transpose(out, perm)
+            out = transpose_ops.transpose(out, perm)
         return out
 
 
@@ -130,12 +134,9 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     """The entries of `tensor` where `mask` is true: `mask.shape` must match `tensor.shape[axis:axis+k]`;
     those k dimensions collapse into one holding the selected entries (in row-major order)."""
-    from segflow._ops import elementwise as cw
-    from segflow._ops import gather as gather_ops
-    from segflow._ops import shape as so
-    with ops.name_scope(name, "boolean_mask"):
-        tensor = ops.convert_to_tensor(tensor)
-        mask = ops.convert_to_tensor(mask)
+    with name_scope(name, "boolean_mask"):
+        tensor = convert_to_tensor(tensor)
+        mask = convert_to_tensor(mask)
         if mask.dtype != dtypes.bool:
             raise TypeError(f"boolean_mask: mask must be bool, not {mask.dtype.name}")
         k = mask.shape.rank
@@ -152,12 +153,11 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
                 raise ValueError(f"Shapes {tensor.shape} and {mask.shape} are incompatible")
         shape = so.shape(tensor)
         lead = shape[:axis]
-        flat_dim = so.reshape(cw.cast(_prod(shape[axis:axis + k]), dtypes.int32), [1])
-        tensor = so.reshape(tensor, so.concat([lead, flat_dim, shape[axis + k:]], 0))
+        flat_dim = so.reshape(cast_ops.cast(_prod(shape[axis:axis + k]), dtypes.int32), [1])
+        tensor = so.reshape(tensor, join_ops.concat([lead, flat_dim, shape[axis + k:]], 0))
         indices = so.reshape(cw.where_v2(so.reshape(mask, [-1])), [-1])
         return gather_ops.gather(tensor, indices, axis=axis)
 
 
 def _prod(x):
-    from segflow._ops.reduce import reduce_prod
     return reduce_prod(x)

@@ -9,8 +9,14 @@ import collections
 import numpy as np
 
 from segflow._core import dtypes, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import name_scope
+from segflow._core.mode import get_default_session
+from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
+from segflow._ops import scatter as scatter_ops
+from segflow._ops import elementwise as cwise_ops, gather as gather_ops
+from segflow._ops import shape as so
 
 __all__ = ["SparseTensor", "SparseTensorValue", "to_dense", "from_dense", "sparse_tensor_to_dense",
            "is_sparse"]
@@ -28,12 +34,12 @@ class SparseTensor:
         return cls(value.indices, value.values, value.dense_shape)
 
     def __init__(self, indices, values, dense_shape):
-        with ops.name_scope(None, "SparseTensor"):
-            self._indices = ops.convert_to_tensor(indices, dtype=dtypes.int64, name="indices") \
-                if not isinstance(indices, ops.Tensor) else indices
-            self._values = ops.convert_to_tensor(values, name="values")
-            self._dense_shape = ops.convert_to_tensor(dense_shape, dtype=dtypes.int64, name="dense_shape") \
-                if not isinstance(dense_shape, ops.Tensor) else dense_shape
+        with name_scope(None, "SparseTensor"):
+            self._indices = convert_to_tensor(indices, dtype=dtypes.int64, name="indices") \
+                if not isinstance(indices, Tensor) else indices
+            self._values = convert_to_tensor(values, name="values")
+            self._dense_shape = convert_to_tensor(dense_shape, dtype=dtypes.int64, name="dense_shape") \
+                if not isinstance(dense_shape, Tensor) else dense_shape
         if self._indices.dtype != dtypes.int64 or self._dense_shape.dtype != dtypes.int64:
             raise TypeError("SparseTensor indices and dense_shape must be int64, got "
                             f"{self._indices.dtype.name} and {self._dense_shape.dtype.name}")
@@ -81,7 +87,7 @@ class SparseTensor:
         return SparseTensor(self._indices, new_values, self._dense_shape)
 
     def eval(self, feed_dict=None, session=None):
-        session = session or ops.get_default_session()
+        session = session or get_default_session()
         return SparseTensorValue(*session.run([self._indices, self._values, self._dense_shape], feed_dict))
 
     def numpy(self):
@@ -100,12 +106,11 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
 
     The gradient for the values is the dense gradient gathered at the indices.
     """
-    from segflow._ops import scatter as scatter_ops, shape as shape_ops
     sp_input = SparseTensor.from_value(sp_input)
-    with ops.name_scope(name, "SparseToDense"):
+    with name_scope(name, "SparseToDense"):
         if default_value is None:
             return scatter_ops.scatter_nd(sp_input.indices, sp_input.values, sp_input.dense_shape)
-        base = shape_ops.fill(sp_input.dense_shape, ops.convert_to_tensor(default_value, dtype=sp_input.dtype))
+        base = so.fill(sp_input.dense_shape, convert_to_tensor(default_value, dtype=sp_input.dtype))
         return scatter_ops.tensor_scatter_nd_update(base, sp_input.indices, sp_input.values)
 
 
@@ -114,10 +119,9 @@ sparse_tensor_to_dense = to_dense
 
 def from_dense(tensor, name=None):
     """The SparseTensor of the non-zero elements of `tensor` (row-major order)."""
-    from segflow._ops import elementwise as cwise_ops, gather as gather_ops, shape as shape_ops
-    with ops.name_scope(name, "dense_to_sparse"):
-        tensor = ops.convert_to_tensor(tensor)
-        zero = shape_ops.zeros_like(tensor)
+    with name_scope(name, "dense_to_sparse"):
+        tensor = convert_to_tensor(tensor)
+        zero = so.zeros_like(tensor)
         indices = cwise_ops.where_v2(cwise_ops.not_equal(tensor, zero))
         values = gather_ops.gather_nd(tensor, indices)
-        return SparseTensor(indices, values, shape_ops.shape(tensor, out_type=dtypes.int64))
+        return SparseTensor(indices, values, so.shape(tensor, out_type=dtypes.int64))

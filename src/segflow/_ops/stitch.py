@@ -17,7 +17,6 @@ from segflow._ops.shape import check_output_shape
 
 __all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 
-_INDEX = (dtypes.int32, dtypes.int64)
 
 UniqueOutput = collections.namedtuple("UniqueOutput", ["y", "idx"])
 UniqueWithCountsOutput = collections.namedtuple("UniqueWithCountsOutput", ["y", "idx", "count"])
@@ -83,7 +82,7 @@ def _check_out_idx(op, out_idx):
         dt = dtypes.as_dtype(out_idx)
     except TypeError:
         dt = None
-    if dt not in _INDEX:
+    if dt not in dtypes.INDEX:
         got = dt.name if dt is not None else repr(out_idx)
         raise errors.invalid_op(op, f"attr 'out_idx' must be int32 or int64, not {got}", cls=_DTypeError)
     return dt
@@ -91,7 +90,7 @@ def _check_out_idx(op, out_idx):
 
 def _unique_kernel(x, out_idx=dtypes.int32, counts=False):
     dt = dtypes.as_dtype(out_idx)
-    if dt not in _INDEX:
+    if dt not in dtypes.INDEX:
         raise BadInput("out_idx", f"attr out_idx must be int32 or int64, not {dt.name}")
     y, idx, count = unique_first_appearance(x, dt.as_numpy_dtype)
     return (y, idx, count) if counts else (y, idx)
@@ -136,7 +135,7 @@ def _infer_stitch(op, indices, data):
     if not indices:
         raise errors.invalid_op(op, "needs at least one indices tensor")
     for i, t in enumerate(indices):
-        if t.dtype not in _INDEX:
+        if t.dtype not in dtypes.INDEX:
             raise errors.invalid_input(op, "indices", f"indices[{i}] must be int32 or int64, not {t.dtype.name}")
     tail = None
     for i, (ind, d) in enumerate(zip(indices, data)):
@@ -263,7 +262,7 @@ def _check_num_partitions_attr(op, num_partitions):
 
 def _infer_partition(op, data, partitions, num_partitions):
     num_partitions = _check_num_partitions_attr(op, num_partitions)
-    if partitions.dtype not in _INDEX:
+    if partitions.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "partitions", f"must be int32, not {partitions.dtype.name}")
     if data.shape.rank is not None and partitions.shape.rank is not None \
             and not tensor_shape.is_prefix(partitions.shape, data.shape):

@@ -24,9 +24,19 @@ import numpy as np
 
 from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor, register_tensor_conversion_function
+from segflow._core.graph import GraphKeys, control_dependencies, get_default_graph
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.mode import get_default_session
+from segflow._core.registry import NotDifferentiable, RegisterGradient
+from segflow._core.tensor import EagerTensor, Tensor, _Reference
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, gather, ids, scatter
+from segflow._ops import join as join_ops
+from segflow._ops import shape as so
+from segflow._ops import constant as constant_op
+from segflow._ops import gather as gather_ops
+from segflow._ops import control as control_flow_ops
 
 __all__ = ["ResourceVariable", "read_variable_op", "assign_variable_op", "assign_add_variable_op",
            "assign_sub_variable_op", "resource_gather", "variable_shape", "var_is_initialized_op",
@@ -35,7 +45,6 @@ __all__ = ["ResourceVariable", "read_variable_op", "assign_variable_op", "assign
            "resource_scatter_nd_update", "resource_scatter_nd_add", "resource_scatter_nd_sub",
            "is_resource_variable"]
 
-_INDEX = (dtypes.int32, dtypes.int64)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -109,7 +118,7 @@ def _res(handle):
     return handle
 
 
-class _EagerHandle(ops.EagerTensor):
+class _EagerHandle(EagerTensor):
     """The handle of an eager variable: an EagerTensor of dtype resource holding its _Resource."""
 
     __slots__ = ()
@@ -301,7 +310,7 @@ for _name, _kernel in (("AssignVariableOp", _assign_kernel),
 
 
 def _last_op():
-    graph = ops.get_default_graph()
+    graph = get_default_graph()
     return graph._ops[-1]
 
 
@@ -333,7 +342,7 @@ def assign_sub_variable_op(resource, value, name=None):
 
 def _infer_resource_gather(op, resource, indices, dtype, batch_dims=0, validate_indices=True):
     _check_handle(op, resource)
-    if indices.dtype not in _INDEX:
+    if indices.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
     shape = _handle_shape(resource)
     if shape.rank is None or indices.shape.rank is None:
@@ -355,7 +364,7 @@ def _resource_gather_kernel(state, resource, indices, dtype, batch_dims=0, valid
         return gather.take_rows(table, rows).reshape(indices.shape + table.shape[1:])
 
 
-register_op("ResourceGather", inputs=("resource", "indices"), attrs={"Tindices": "indices"}, allowed={"Tindices": _INDEX},
+register_op("ResourceGather", inputs=("resource", "indices"), attrs={"Tindices": "indices"}, allowed={"Tindices": dtypes.INDEX},
             infer=_infer_resource_gather, kernel=_resource_gather_kernel, stateful=True,
             defaults={"dtype": None, "batch_dims": 0, "validate_indices": True})
 
@@ -371,7 +380,7 @@ def resource_gather(resource, indices, dtype, batch_dims=0, validate_indices=Tru
 
 def _infer_scatter(op, resource, indices, updates):
     _check_handle(op, resource)
-    if indices.dtype not in _INDEX:
+    if indices.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
     _check_value_dtype(op, resource, updates, "updates")
     shape = _handle_shape(resource)
@@ -421,7 +430,7 @@ def _scatter_kernel(how):
 
 def _infer_scatter_nd(op, resource, indices, updates):
     _check_handle(op, resource)
-    if indices.dtype not in _INDEX:
+    if indices.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
     _check_value_dtype(op, resource, updates, "updates")
     shape = _handle_shape(resource)
@@ -465,12 +474,12 @@ _SCATTER_OPS = {}
 for _how in ("update", "add", "sub", "mul", "div", "min", "max"):
     _name = "ResourceScatter" + _how.capitalize()
     register_op(_name, inputs=("resource", "indices", "updates"), attrs={"dtype": "updates", "Tindices": "indices"},
-                allowed={"Tindices": _INDEX}, infer=_infer_scatter, kernel=_scatter_kernel(_how), stateful=True, num_outputs=0)
+                allowed={"Tindices": dtypes.INDEX}, infer=_infer_scatter, kernel=_scatter_kernel(_how), stateful=True, num_outputs=0)
     _SCATTER_OPS[_how] = _name
 for _how in ("update", "add", "sub"):
     _name = "ResourceScatterNd" + _how.capitalize()
     register_op(_name, inputs=("ref", "indices", "updates"), attrs={"T": "updates", "Tindices": "indices"},
-                allowed={"Tindices": _INDEX}, infer=_infer_scatter_nd, kernel=_scatter_nd_kernel(_how), stateful=True, num_outputs=0)
+                allowed={"Tindices": dtypes.INDEX}, infer=_infer_scatter_nd, kernel=_scatter_nd_kernel(_how), stateful=True, num_outputs=0)
     _SCATTER_OPS["nd_" + _how] = _name
 
 
@@ -500,27 +509,26 @@ resource_scatter_nd_sub = _scatter_fn("nd_sub")
 # Gradients of reads (the handle is the variable's gradient source)
 
 
-@ops.RegisterGradient("ReadVariableOp")
+@RegisterGradient("ReadVariableOp")
 def _read_grad(op, grad):
     return grad
 
 
-@ops.RegisterGradient("ResourceGather")
+@RegisterGradient("ResourceGather")
 def _resource_gather_grad(op, grad):
     # Only the gathered rows get gradient: an IndexedSlices over the table's shape.
-    from segflow._ops import shape as so
     handle, indices = op.inputs
-    if isinstance(grad, ops.IndexedSlices):
-        grad = ops.convert_to_tensor(grad)
+    if isinstance(grad, IndexedSlices):
+        grad = convert_to_tensor(grad)
     params_shape = variable_shape(handle, out_type=dtypes.int64)
     size = so.reshape(so.size(indices, out_type=dtypes.int64), [1])
-    values = so.reshape(grad, so.concat([size, params_shape[1:]], 0))
-    return [ops.IndexedSlices(values, so.reshape(indices, [-1]), params_shape), None]
+    values = so.reshape(grad, join_ops.concat([size, params_shape[1:]], 0))
+    return [IndexedSlices(values, so.reshape(indices, [-1]), params_shape), None]
 
 
 for _name in ("VarHandleOp", "VariableShape", "VarIsInitializedOp", "AssignVariableOp", "AssignAddVariableOp",
               "AssignSubVariableOp", *_SCATTER_OPS.values()):
-    ops.NotDifferentiable(_name)
+    NotDifferentiable(_name)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -545,9 +553,8 @@ _null_ctx = contextlib.nullcontext
 
 def _initial_tensor(value, dtype, name=None):
     """The initial value as a tensor; plain values (lists, NumPy arrays) are cast to `dtype`."""
-    if dtype is None or isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_element"):
-        return ops.convert_to_tensor(value, dtype=dtype, name=name)
-    from segflow._ops import constant as constant_op
+    if dtype is None or isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
+        return convert_to_tensor(value, dtype=dtype, name=name)
     return constant_op.constant(value, dtype=dtype, name=name or "Const")
 
 
@@ -607,7 +614,7 @@ class ResourceVariable:
         arr = value.numpy()
         # The variable owns its array: a tensor made here from a plain value is private (no second
         # copy of a large table); a tensor or array the caller still holds is copied.
-        if isinstance(raw, ops.Tensor) or hasattr(raw, "_as_graph_element") or not arr.flags.writeable \
+        if isinstance(raw, Tensor) or hasattr(raw, "_as_graph_element") or not arr.flags.writeable \
                 or not arr.flags.c_contiguous or (isinstance(raw, np.ndarray) and np.shares_memory(arr, raw)):
             arr = np.array(arr, copy=True, order="C")
         self._shape = self._static_shape(arr.shape, shape, validate_shape)
@@ -631,7 +638,7 @@ class ResourceVariable:
         return tensor_shape.as_shape(value_shape)
 
     def _init_graph(self, initial_value, name, dtype, shape, validate_shape, collections):
-        graph = ops.get_default_graph()
+        graph = get_default_graph()
         self._in_graph = True
         self._graph = graph
         base = name if name else "Variable"
@@ -657,10 +664,10 @@ class ResourceVariable:
             with graph.name_scope("Read"):
                 self._graph_element = read_variable_op(self._handle, self._dtype)
         if collections is None:
-            collections = [ops.GraphKeys.GLOBAL_VARIABLES]
+            collections = [GraphKeys.GLOBAL_VARIABLES]
         collections = list(collections)
-        if self._trainable and ops.GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(ops.GraphKeys.TRAINABLE_VARIABLES)
+        if self._trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
         graph.add_to_collections(collections, self)
 
     # -- identity
@@ -726,7 +733,7 @@ class ResourceVariable:
         return self._initializer_op
 
     def ref(self):
-        return ops._Reference(self)
+        return _Reference(self)
 
     experimental_ref = ref
 
@@ -747,7 +754,7 @@ class ResourceVariable:
     def _ctrl(self):
         """Ops built on this variable run after the update that produced it (a lazy read)."""
         if self._parent_op is not None and self._in_graph:
-            return ops.control_dependencies([self._parent_op])
+            return control_dependencies([self._parent_op])
         return _null_ctx()
 
     def value(self):
@@ -776,7 +783,6 @@ class ResourceVariable:
             return resource_gather(self._handle, indices, self._dtype, name=name)
 
     def gather_nd(self, indices, name=None):
-        from segflow._ops import gather as gather_ops
         return gather_ops.gather_nd(self.value(), indices, name=name)
 
     def numpy(self):
@@ -788,7 +794,7 @@ class ResourceVariable:
     def eval(self, session=None):
         if not self._in_graph:
             return self.numpy()
-        session = session or ops.get_default_session()
+        session = session or get_default_session()
         if session is None:
             raise ValueError("Cannot evaluate variable using `eval()`: no default session is registered. "
                              "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
@@ -799,14 +805,14 @@ class ResourceVariable:
 
     def is_initialized(self, name=None):
         if not self._in_graph:
-            return ops.convert_to_tensor(True)
+            return convert_to_tensor(True)
         return var_is_initialized_op(self._handle, name=name)
 
     def load(self, value, session=None):
         if not self._in_graph:
             self.assign(value)
             return
-        session = session or ops.get_default_session()
+        session = session or get_default_session()
         session.run(self._initializer_op, {self._initial_value: value})
 
     def __array__(self, dtype=None, copy=None):
@@ -868,7 +874,7 @@ class ResourceVariable:
         return self._updated(op, read_value)
 
     def _scatter(self, key, sparse_delta, use_locking=False, name=None):
-        if not isinstance(sparse_delta, ops.IndexedSlices):
+        if not isinstance(sparse_delta, IndexedSlices):
             raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta!r}")
         return self._scatter_op(key, sparse_delta.indices, sparse_delta.values, name)
 
@@ -928,13 +934,13 @@ def _read_or_initial_kernel(state, resource, initial_value, dtype=None):
 
 register_op("ReadVariableOrInitialValue", inputs=("resource", "initial_value"), attrs={"dtype": "initial_value"},
             infer=_infer_read_or_initial, kernel=_read_or_initial_kernel, stateful=True)
-ops.NotDifferentiable("ReadVariableOrInitialValue")
+NotDifferentiable("ReadVariableOrInitialValue")
 
 
 def _with_init(var):
     """The variable's value if it is initialized, else its initial value, without initializing it
     (TF's initialized_value: cond(is_initialized, read, initial_value))."""
-    with ops.control_dependencies(None):
+    with control_dependencies(None):
         return apply_op("ReadVariableOrInitialValue", var.handle, var.initial_value)
 
 
@@ -967,12 +973,12 @@ def _dense_var_to_tensor(var, dtype=None, name=None, as_ref=False):
     return var.value()
 
 
-ops.register_tensor_conversion_function(ResourceVariable, _dense_var_to_tensor)
+register_tensor_conversion_function(ResourceVariable, _dense_var_to_tensor)
 
 
 def _delegate(name):
     def method(self, *args):
-        return getattr(ops.Tensor, name)(self.value(), *args)
+        return getattr(Tensor, name)(self.value(), *args)
     method.__name__ = name
     return method
 
@@ -998,13 +1004,12 @@ register_op("GroupDependencies", inputs=(), infer=lambda op: [], kernel=lambda: 
 def _group(initializers, name="init"):
     """One op that runs every op of `initializers` (graph mode)."""
     try:
-        from segflow._ops import control as control_flow_ops
         group = control_flow_ops.group
     except (ImportError, AttributeError):
         group = None
     if group is not None:
         return group(*initializers, name=name)
-    with ops.control_dependencies([op for op in initializers if op is not None]):
+    with control_dependencies([op for op in initializers if op is not None]):
         return _apply_no_output("GroupDependencies", name=name)
 
 
@@ -1019,9 +1024,8 @@ register_op("ReportUninitializedVariables", inputs=("resources*",),
 
 def _report_uninitialized(var_list, name):
     if context._state.eager:
-        return ops.convert_to_tensor(np.array([], dtype=object))
+        return convert_to_tensor(np.array([], dtype=object))
     if not var_list:
-        from segflow._ops import constant as constant_op
         return constant_op.constant(np.array([], dtype=object), name=name)
     return apply_op("ReportUninitializedVariables", [v.handle for v in var_list],
                     names=tuple(v._shared_name for v in var_list), name=name)

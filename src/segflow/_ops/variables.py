@@ -5,8 +5,10 @@ their initializers.
     init = variables.global_variables_initializer()    # graph mode: run it in each Session
 """
 from segflow._core import mode as context
-from segflow.framework import ops
+from segflow._core.graph import GraphKeys, get_collection
 from segflow._ops.variable import ResourceVariable, _UnreadVariable  # noqa: F401
+from segflow._ops.variable import _group
+from segflow._ops.variable import _report_uninitialized
 
 __all__ = ["Variable", "ResourceVariable", "RefVariable", "VariableV1", "global_variables", "local_variables",
            "trainable_variables", "model_variables", "moving_average_variables", "all_variables",
@@ -37,27 +39,27 @@ class VariableAggregation:
 
 def global_variables(scope=None):
     """The variables of the default graph's GLOBAL_VARIABLES collection (empty eagerly)."""
-    return ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES, scope)
+    return get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
 all_variables = global_variables
 
 
 def local_variables(scope=None):
-    return ops.get_collection(ops.GraphKeys.LOCAL_VARIABLES, scope)
+    return get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
 def trainable_variables(scope=None):
     """The variables of the default graph's TRAINABLE_VARIABLES collection (empty eagerly)."""
-    return ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES, scope)
+    return get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
 def model_variables(scope=None):
-    return ops.get_collection(ops.GraphKeys.MODEL_VARIABLES, scope)
+    return get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
 def moving_average_variables(scope=None):
-    return ops.get_collection("moving_average_variables", scope)
+    return get_collection("moving_average_variables", scope)
 
 
 def variables_initializer(var_list, name="init"):
@@ -65,7 +67,6 @@ def variables_initializer(var_list, name="init"):
     initialized when created."""
     if context.executing_eagerly():
         return None
-    from segflow._ops.variable import _group
     return _group([v.initializer for v in var_list], name=name)
 
 
@@ -98,7 +99,6 @@ def assert_variables_initialized(var_list=None):
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
     """Names of the variables of `var_list` (default: all global ones) not yet initialized, as a
     string tensor (graph mode)."""
-    from segflow._ops.variable import _report_uninitialized
     if var_list is None:
         var_list = global_variables() + local_variables()
     return _report_uninitialized(var_list, name)

@@ -1,7 +1,6 @@
-"""`tensor.Tensor(value)`: the early-eager-API constructor some TF test code uses; an eager constant."""
-from segflow._ops.constant import constant
+"""`tensor.Tensor(value)`: the early eager API's constructor (a face over segflow._ops.constant)."""
+from segflow._ops.constant import eager_tensor as Tensor
 
-
-def Tensor(value, dtype=None):
-    """An eager tensor holding `value` (same rules as `sf.constant`)."""
-    return constant(value, dtype=dtype)
+__all__ = [
+    "Tensor"
+]

@@ -1,13 +1,42 @@
-"""TensorFlow's `array_ops` module name: a face over the op families (no logic of its own)."""
-from segflow._ops.shape import *  # noqa: F401,F403
-from segflow._ops.shape import identity_n  # noqa: F401
-from segflow._ops.slicing import *  # noqa: F401,F403
-from segflow._ops.gather import *  # noqa: F401,F403
-from segflow._ops.random import *  # noqa: F401,F403 - TF1's flat names: sf.random_normal, sf.set_random_seed
-from segflow._ops.stitch import *  # noqa: F401,F403
-from segflow._ops.scatter import *  # noqa: F401,F403
-from segflow._ops.sort import *  # noqa: F401,F403
-from segflow._ops.elementwise import where, where_v2  # noqa: F401
-from segflow._ops.constant import constant  # noqa: F401 - TF's array_ops.constant
+"""TensorFlow's `array_ops` module name: a face over the array op families."""
+from segflow._ops.shape import (
+    placeholder, placeholder_with_default, identity, stop_gradient, zeros, ones, zeros_like,
+    ones_like, fill, shape, shape_n, size, rank, reshape, broadcast_to, prevent_gradient,
+    identity_n, check_output_shape, newaxis
+)
+from segflow._ops.transpose import transpose, expand_dims, squeeze, reverse, reverse_v2
+from segflow._ops.join import concat, stack, unstack, split, tile
+from segflow._ops.slicing import slice, strided_slice, split_by_shapes, pad
+from segflow._ops.one_hot import one_hot
+from segflow._ops.gather import gather, gather_v2, gather_nd, batch_gather, take_rows
+from segflow._ops.stitch import (
+    unique, unique_with_counts, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch,
+    UniqueOutput, UniqueWithCountsOutput, unique_first_appearance, stitch, partition
+)
+from segflow._ops.scatter import (
+    scatter_nd, tensor_scatter_nd_update, tensor_scatter_nd_add, tensor_scatter_nd_sub,
+    tensor_scatter_update, tensor_scatter_add, tensor_scatter_sub, scatter_nd_kernel
+)
+from segflow._ops.sort import top_k, sort, argsort, boolean_mask, TopKV2Output, top_k_kernel
+from segflow._ops.random import (
+    random_normal, random_uniform, truncated_normal, random_shuffle, multinomial, set_random_seed,
+    get_seed, DEFAULT_GRAPH_SEED, set_seed, categorical
+)
+from segflow._ops.elementwise import where, where_v2
+from segflow._ops.constant import constant
 
-newaxis = None
+__all__ = [
+    'placeholder', 'placeholder_with_default', 'identity', 'stop_gradient', 'zeros', 'ones',
+    'zeros_like', 'ones_like', 'fill', 'shape', 'shape_n', 'size', 'rank', 'reshape',
+    'broadcast_to', 'prevent_gradient', 'identity_n', 'check_output_shape', 'newaxis', 'transpose',
+    'expand_dims', 'squeeze', 'reverse', 'reverse_v2', 'concat', 'stack', 'unstack', 'split',
+    'tile', 'slice', 'strided_slice', 'split_by_shapes', 'pad', 'one_hot', 'gather', 'gather_v2',
+    'gather_nd', 'batch_gather', 'take_rows', 'unique', 'unique_with_counts', 'dynamic_partition',
+    'dynamic_stitch', 'parallel_dynamic_stitch', 'UniqueOutput', 'UniqueWithCountsOutput',
+    'unique_first_appearance', 'stitch', 'partition', 'scatter_nd', 'tensor_scatter_nd_update',
+    'tensor_scatter_nd_add', 'tensor_scatter_nd_sub', 'tensor_scatter_update', 'tensor_scatter_add',
+    'tensor_scatter_sub', 'scatter_nd_kernel', 'top_k', 'sort', 'argsort', 'boolean_mask',
+    'TopKV2Output', 'top_k_kernel', 'random_normal', 'random_uniform', 'truncated_normal',
+    'random_shuffle', 'multinomial', 'set_random_seed', 'get_seed', 'DEFAULT_GRAPH_SEED',
+    'set_seed', 'categorical', 'where', 'where_v2', 'constant'
+]

@@ -1,10 +1,47 @@
-"""TensorFlow's `math_ops` module name: a face over the op families (no logic of its own)."""
-from segflow._ops.elementwise import *  # noqa: F401,F403
-from segflow._ops.reduce import *  # noqa: F401,F403
-from segflow._ops.linalg import *  # noqa: F401,F403
-from segflow._ops.sequence import *  # noqa: F401,F403
-from segflow._ops.segment import *  # noqa: F401,F403
-from segflow._ops.shape import add_n, stop_gradient, zeros_like, ones_like  # noqa: F401
-from segflow._ops.slicing import squeeze, transpose  # noqa: F401
-from segflow._ops.reduce import reduced_shape  # noqa: F401
-from segflow._ops.segment import densify_indexed_slices  # noqa: F401 - used by aggregation and conversion
+"""TensorFlow's `math_ops` module name: a face over the math op families."""
+from segflow._ops.elementwise import (
+    add, subtract, multiply, divide, truediv, realdiv, div, div_no_nan, floordiv, floor_div, mod,
+    floormod, truncatediv, pow, negative, abs, sign, sqrt, rsqrt, square, exp, expm1, log, log1p,
+    sin, cos, tan, tanh, sigmoid, reciprocal, maximum, minimum, squared_difference, equal,
+    not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_not,
+    logical_xor, where, where_v2, select, conj, real, imag, angle, floor, ceil, round, is_nan,
+    is_inf, is_finite, sum_to_shape, erf, atan, asin, acos, sinh, cosh, softplus, scalar_mul,
+    add_v2, neg, sub, mul, complex
+)
+from segflow._ops.cast import cast, to_float, to_double, to_int32, to_int64
+from segflow._ops.reduce import (
+    reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_any, reduce_all, argmax,
+    argmin, cumsum, count_nonzero, reduce_logsumexp, add_n, reduced_shape
+)
+from segflow._ops.linalg import matmul
+from segflow._ops.sequence import range, invert_permutation
+from segflow._ops.segment import (
+    unsorted_segment_sum, unsorted_segment_prod, unsorted_segment_max, unsorted_segment_min,
+    unsorted_segment_mean, unsorted_segment_sqrt_n, segment_sum, segment_prod, segment_max,
+    segment_min, segment_mean, sparse_segment_sum, sparse_segment_mean, sparse_segment_sqrt_n,
+    sparse_segment_sum_with_num_segments, sparse_segment_mean_with_num_segments,
+    sparse_segment_sqrt_n_with_num_segments, bincount, sparse_segment_grad, densify_indexed_slices
+)
+from segflow._ops.shape import stop_gradient, zeros_like, ones_like
+from segflow._ops.transpose import squeeze, transpose
+
+__all__ = [
+    'add', 'subtract', 'multiply', 'divide', 'truediv', 'realdiv', 'div', 'div_no_nan', 'floordiv',
+    'floor_div', 'mod', 'floormod', 'truncatediv', 'pow', 'negative', 'abs', 'sign', 'sqrt',
+    'rsqrt', 'square', 'exp', 'expm1', 'log', 'log1p', 'sin', 'cos', 'tan', 'tanh', 'sigmoid',
+    'reciprocal', 'maximum', 'minimum', 'squared_difference', 'equal', 'not_equal', 'less',
+    'less_equal', 'greater', 'greater_equal', 'logical_and', 'logical_or', 'logical_not',
+    'logical_xor', 'where', 'where_v2', 'select', 'conj', 'real', 'imag', 'angle', 'floor', 'ceil',
+    'round', 'is_nan', 'is_inf', 'is_finite', 'sum_to_shape', 'erf', 'atan', 'asin', 'acos', 'sinh',
+    'cosh', 'softplus', 'scalar_mul', 'add_v2', 'neg', 'sub', 'mul', 'complex', 'cast', 'to_float',
+    'to_double', 'to_int32', 'to_int64', 'reduce_sum', 'reduce_mean', 'reduce_max', 'reduce_min',
+    'reduce_prod', 'reduce_any', 'reduce_all', 'argmax', 'argmin', 'cumsum', 'count_nonzero',
+    'reduce_logsumexp', 'add_n', 'reduced_shape', 'matmul', 'range', 'invert_permutation',
+    'unsorted_segment_sum', 'unsorted_segment_prod', 'unsorted_segment_max', 'unsorted_segment_min',
+    'unsorted_segment_mean', 'unsorted_segment_sqrt_n', 'segment_sum', 'segment_prod',
+    'segment_max', 'segment_min', 'segment_mean', 'sparse_segment_sum', 'sparse_segment_mean',
+    'sparse_segment_sqrt_n', 'sparse_segment_sum_with_num_segments',
+    'sparse_segment_mean_with_num_segments', 'sparse_segment_sqrt_n_with_num_segments', 'bincount',
+    'sparse_segment_grad', 'densify_indexed_slices', 'stop_gradient', 'zeros_like', 'ones_like',
+    'squeeze', 'transpose'
+]

@@ -1,5 +1,6 @@
 """Adagrad (TF1's `AdagradOptimizer`, the `ApplyAdagrad` kernel's formulas)."""
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
 from segflow.ops import array_ops, math_ops
 from segflow.training import optimizer
 
@@ -36,7 +37,7 @@ class AdagradOptimizer(optimizer.Optimizer):
                                                     "accumulator", self._name)
 
     def _prepare(self):
-        self._learning_rate_tensor = ops.convert_to_tensor(self._call_if_callable(self._learning_rate),
+        self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),
                                                            name="learning_rate")
 
     def _apply_dense(self, grad, var):
@@ -52,7 +53,7 @@ class AdagradOptimizer(optimizer.Optimizer):
         acc = self.get_slot(var, "accumulator")
         idx, g = grad.indices, grad.values
         acc_rows = array_ops.gather(acc, idx) + g * g
-        acc_t = acc.scatter_update(ops.IndexedSlices(acc_rows, idx), use_locking=self._use_locking)
-        var_update = var.scatter_sub(ops.IndexedSlices(lr * g / math_ops.sqrt(acc_rows), idx),
+        acc_t = acc.scatter_update(IndexedSlices(acc_rows, idx), use_locking=self._use_locking)
+        var_update = var.scatter_sub(IndexedSlices(lr * g / math_ops.sqrt(acc_rows), idx),
                                      use_locking=self._use_locking)
         return optimizer._group(var_update, acc_t)

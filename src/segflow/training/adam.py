@@ -19,7 +19,9 @@ They differ for sparse gradients (IndexedSlices, duplicates summed first):
   above and written back with scatter_update, and only those rows of `var` move (scatter_sub).
   Other rows' moments do not decay. The work is proportional to the rows in the gradient.
 """
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import control_dependencies
+from segflow._core.indexed_slices import IndexedSlices
 from segflow.ops import math_ops
 from segflow.training import optimizer, training_ops
 
@@ -56,10 +58,10 @@ class AdamOptimizer(optimizer.Optimizer):
 
     def _prepare(self):
         c = self._call_if_callable
-        self._lr_t = ops.convert_to_tensor(c(self._lr), name="learning_rate")
-        self._beta1_t = ops.convert_to_tensor(c(self._beta1), name="beta1")
-        self._beta2_t = ops.convert_to_tensor(c(self._beta2), name="beta2")
-        self._epsilon_t = ops.convert_to_tensor(c(self._epsilon), name="epsilon")
+        self._lr_t = convert_to_tensor(c(self._lr), name="learning_rate")
+        self._beta1_t = convert_to_tensor(c(self._beta1), name="beta1")
+        self._beta2_t = convert_to_tensor(c(self._beta2), name="beta2")
+        self._epsilon_t = convert_to_tensor(c(self._epsilon), name="epsilon")
 
     def _hyper(self, var):
         """(lr_t, beta1, beta2, epsilon) in var's dtype; lr_t carries the bias corrections."""
@@ -87,9 +89,9 @@ class AdamOptimizer(optimizer.Optimizer):
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         idx, g = grad.indices, grad.values
         m_t = m.assign(m * b1, use_locking=self._use_locking)
-        m_t = m_t.scatter_add(ops.IndexedSlices(g * (1 - b1), idx), use_locking=self._use_locking)
+        m_t = m_t.scatter_add(IndexedSlices(g * (1 - b1), idx), use_locking=self._use_locking)
         v_t = v.assign(v * b2, use_locking=self._use_locking)
-        v_t = v_t.scatter_add(ops.IndexedSlices(g * g * (1 - b2), idx), use_locking=self._use_locking)
+        v_t = v_t.scatter_add(IndexedSlices(g * g * (1 - b2), idx), use_locking=self._use_locking)
         return m_t, v_t
 
     def _apply_sparse(self, grad, var):
@@ -102,7 +104,7 @@ class AdamOptimizer(optimizer.Optimizer):
 
     def _finish(self, update_ops, name_scope):
         # The beta powers advance once per step, after every variable's update has read them.
-        with ops.control_dependencies([u for u in update_ops if u is not None]):
+        with control_dependencies([u for u in update_ops if u is not None]):
             beta1_power, beta2_power = self._get_beta_accumulators()
             with _colocate(beta1_power):
                 update_beta1 = beta1_power.assign(beta1_power * self._beta1_t, use_locking=self._use_locking)

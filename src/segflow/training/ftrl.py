@@ -1,5 +1,6 @@
 """FTRL-Proximal (TF1's `FtrlOptimizer`, the `ApplyFtrl` / `ApplyFtrlV2` kernels' formulas)."""
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
 from segflow.ops import array_ops, math_ops
 from segflow.training import optimizer
 
@@ -56,12 +57,12 @@ class FtrlOptimizer(optimizer.Optimizer):
 
     def _prepare(self):
         c = self._call_if_callable
-        self._learning_rate_tensor = ops.convert_to_tensor(c(self._learning_rate), name="learning_rate")
-        self._learning_rate_power_tensor = ops.convert_to_tensor(c(self._learning_rate_power),
+        self._learning_rate_tensor = convert_to_tensor(c(self._learning_rate), name="learning_rate")
+        self._learning_rate_power_tensor = convert_to_tensor(c(self._learning_rate_power),
                                                                  name="learning_rate_power")
-        self._l1_tensor = ops.convert_to_tensor(c(self._l1_regularization_strength), name="l1")
-        self._l2_tensor = ops.convert_to_tensor(c(self._l2_regularization_strength), name="l2")
-        self._l2_shrinkage_tensor = ops.convert_to_tensor(c(self._l2_shrinkage_regularization_strength),
+        self._l1_tensor = convert_to_tensor(c(self._l1_regularization_strength), name="l1")
+        self._l2_tensor = convert_to_tensor(c(self._l2_regularization_strength), name="l2")
+        self._l2_shrinkage_tensor = convert_to_tensor(c(self._l2_shrinkage_regularization_strength),
                                                           name="l2_shrinkage")
 
     def _new_values(self, grad, var_value, accum_value, linear_value, dtype):
@@ -96,7 +97,7 @@ class FtrlOptimizer(optimizer.Optimizer):
         var_new, accum_new, linear_new = self._new_values(
             grad.values, array_ops.gather(var, idx), array_ops.gather(accum, idx), array_ops.gather(linear, idx),
             var.dtype.base_dtype)
-        updates = [accum.scatter_update(ops.IndexedSlices(accum_new, idx), use_locking=self._use_locking),
-                   linear.scatter_update(ops.IndexedSlices(linear_new, idx), use_locking=self._use_locking),
-                   var.scatter_update(ops.IndexedSlices(var_new, idx), use_locking=self._use_locking)]
+        updates = [accum.scatter_update(IndexedSlices(accum_new, idx), use_locking=self._use_locking),
+                   linear.scatter_update(IndexedSlices(linear_new, idx), use_locking=self._use_locking),
+                   var.scatter_update(IndexedSlices(var_new, idx), use_locking=self._use_locking)]
         return optimizer._group(*updates)

@@ -1,5 +1,6 @@
 """Plain gradient descent (TF1's `GradientDescentOptimizer`)."""
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
 from segflow.ops import math_ops
 from segflow.training import optimizer
 
@@ -24,7 +25,7 @@ class GradientDescentOptimizer(optimizer.Optimizer):
         self._learning_rate_tensor = None
 
     def _prepare(self):
-        self._learning_rate_tensor = ops.convert_to_tensor(self._call_if_callable(self._learning_rate),
+        self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),
                                                            name="learning_rate")
 
     def _lr(self, var):
@@ -34,7 +35,7 @@ class GradientDescentOptimizer(optimizer.Optimizer):
         return var.assign_sub(self._lr(var) * grad, use_locking=self._use_locking, read_value=False)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
-        return var.scatter_sub(ops.IndexedSlices(self._lr(var) * grad.values, grad.indices, grad.dense_shape),
+        return var.scatter_sub(IndexedSlices(self._lr(var) * grad.values, grad.indices, grad.dense_shape),
                                use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):

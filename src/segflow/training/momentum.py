@@ -1,5 +1,6 @@
 """Momentum (TF1's `MomentumOptimizer`, the `ApplyMomentum` kernel's formulas)."""
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
 from segflow.ops import array_ops, math_ops
 from segflow.training import optimizer
 
@@ -33,9 +34,9 @@ class MomentumOptimizer(optimizer.Optimizer):
             self._zeros_slot(v, "momentum", self._name)
 
     def _prepare(self):
-        self._learning_rate_tensor = ops.convert_to_tensor(self._call_if_callable(self._learning_rate),
+        self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),
                                                            name="learning_rate")
-        self._momentum_tensor = ops.convert_to_tensor(self._call_if_callable(self._momentum), name="momentum")
+        self._momentum_tensor = convert_to_tensor(self._call_if_callable(self._momentum), name="momentum")
 
     def _hyper(self, var):
         dtype = var.dtype.base_dtype
@@ -59,7 +60,7 @@ class MomentumOptimizer(optimizer.Optimizer):
         accum = self.get_slot(var, "momentum")
         idx = grad.indices
         accum_rows = mu * array_ops.gather(accum, idx) + grad.values
-        accum_t = accum.scatter_update(ops.IndexedSlices(accum_rows, idx), use_locking=self._use_locking)
-        var_update = var.scatter_sub(ops.IndexedSlices(self._step(lr, mu, grad.values, accum_rows), idx),
+        accum_t = accum.scatter_update(IndexedSlices(accum_rows, idx), use_locking=self._use_locking)
+        var_update = var.scatter_sub(IndexedSlices(self._step(lr, mu, grad.values, accum_rows), idx),
                                      use_locking=self._use_locking)
         return optimizer._group(var_update, accum_t)

@@ -18,7 +18,7 @@ Sparse gradients (duplicates summed first):
   lazy one; we keep the dense semantics.)
 - LazyNadamOptimizer touches only the gathered rows (moments and var), like LazyAdamOptimizer.
 """
-from segflow.framework import ops
+from segflow._core.indexed_slices import IndexedSlices
 from segflow.ops import array_ops, math_ops
 from segflow.training import adam, optimizer
 
@@ -49,7 +49,7 @@ class NadamOptimizer(adam.AdamOptimizer):
         # Every row: the momentum part of m_bar; the gathered rows: the gradient part too.
         dense_update = var.assign_sub(lr * b1 * m_t / denom, use_locking=self._use_locking)
         denom_rows = math_ops.sqrt(array_ops.gather(v_t, idx)) + eps
-        var_update = dense_update.scatter_sub(ops.IndexedSlices(lr * (1 - b1) * g / denom_rows, idx),
+        var_update = dense_update.scatter_sub(IndexedSlices(lr * (1 - b1) * g / denom_rows, idx),
                                               use_locking=self._use_locking)
         return optimizer._group(var_update, m_t, v_t)
 
@@ -74,9 +74,9 @@ class LazyNadamOptimizer(NadamOptimizer):
         idx, g = grad.indices, grad.values
         m_rows = b1 * array_ops.gather(m, idx) + (1 - b1) * g
         v_rows = b2 * array_ops.gather(v, idx) + (1 - b2) * g * g
-        m_t = m.scatter_update(ops.IndexedSlices(m_rows, idx), use_locking=self._use_locking)
-        v_t = v.scatter_update(ops.IndexedSlices(v_rows, idx), use_locking=self._use_locking)
+        m_t = m.scatter_update(IndexedSlices(m_rows, idx), use_locking=self._use_locking)
+        v_t = v.scatter_update(IndexedSlices(v_rows, idx), use_locking=self._use_locking)
         m_bar = b1 * m_rows + (1 - b1) * g
-        var_update = var.scatter_sub(ops.IndexedSlices(lr * m_bar / (math_ops.sqrt(v_rows) + eps), idx),
+        var_update = var.scatter_sub(IndexedSlices(lr * m_bar / (math_ops.sqrt(v_rows) + eps), idx),
                                      use_locking=self._use_locking)
         return optimizer._group(var_update, m_t, v_t)

@@ -32,7 +32,11 @@ import inspect
 from segflow._core import mode as context
 from segflow._ops import backprop
 from segflow._core import dtypes
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor, convert_to_tensor_or_indexed_slices
+from segflow._core import graph as graph_lib
+from segflow._core.graph import GraphKeys, Operation, control_dependencies, get_collection_ref, get_default_graph
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import Tensor
 from segflow.ops import array_ops, math_ops
 from segflow.training import slot_creator, training_ops
 from segflow.util import nest
@@ -42,9 +46,9 @@ __all__ = ["Optimizer"]
 
 def _as_op(x):
     """The Operation behind an update's result: a Tensor's op, an updated variable's update op."""
-    if x is None or isinstance(x, ops.Operation):
+    if x is None or isinstance(x, Operation):
         return x
-    if isinstance(x, ops.IndexedSlices):
+    if isinstance(x, IndexedSlices):
         return x.values.op
     return x.op
 
@@ -170,7 +174,7 @@ class Optimizer:
                              f"Optimizer.GATE_GRAPH. Not {gate_gradients}")
         if context.executing_eagerly():
             return self._compute_gradients_eager(loss, var_list, grad_loss)
-        if callable(loss) and not isinstance(loss, ops.Tensor):
+        if callable(loss) and not isinstance(loss, Tensor):
             loss = loss()
         from segflow._ops import gradients, variables
         self._assert_valid_dtypes([loss])
@@ -235,11 +239,11 @@ class Optimizer:
         for g, v in grads_and_vars:
             if g is not None:
                 try:
-                    g = ops.convert_to_tensor_or_indexed_slices(g)
+                    g = convert_to_tensor_or_indexed_slices(g)
                 except TypeError:
                     raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}") \
                         from None
-                if not isinstance(g, (ops.Tensor, ops.IndexedSlices)):
+                if not isinstance(g, (Tensor, IndexedSlices)):
                     raise TypeError(f"Gradient must be a Tensor, IndexedSlices, or None: {g}")
             if not _is_variable(v):
                 raise TypeError(f"apply_gradients expects variables; got {v!r}")
@@ -250,28 +254,28 @@ class Optimizer:
         with _init_scope():
             self._create_slots(var_list)
         update_ops = []
-        with ops.name_scope(name, self._name) as scope:
+        with graph_lib.name_scope(name, self._name) as scope:
             # Every gradient is checked against its variable (index dtype and range, shapes) before
             # any state changes, so a bad gradient leaves every variable and slot unchanged.
             converted = [(g if g is None else training_ops.check_gradient(g, v), v) for g, v in converted]
             checks = [] if context.executing_eagerly() else [_as_op(g) for g, _ in converted if g is not None]
-            with ops.control_dependencies(checks):
+            with control_dependencies(checks):
                 self._call_prepare(converted)
                 for grad, var in converted:
                     if grad is None:
                         continue
-                    with ops.name_scope("update_" + _var_scope_name(var)), \
+                    with graph_lib.name_scope("update_" + _var_scope_name(var)), \
                             slot_creator.colocate_with_variable(var):
                         update_ops.append(self._apply_one(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)
             else:
-                with ops.control_dependencies([self._finish(update_ops, "update")]):
+                with control_dependencies([self._finish(update_ops, "update")]):
                     with slot_creator.colocate_with_variable(global_step):
                         apply_updates = _assign_add(global_step, 1, name=name)
         if not context.executing_eagerly():
             apply_updates = _as_op(apply_updates)
-            train_ops = ops.get_collection_ref(ops.GraphKeys.TRAIN_OP)
+            train_ops = get_collection_ref(GraphKeys.TRAIN_OP)
             if apply_updates is not None and apply_updates not in train_ops:
                 train_ops.append(apply_updates)
         return apply_updates
@@ -288,7 +292,7 @@ class Optimizer:
         return self._prepare()
 
     def _apply_one(self, grad, var):
-        if isinstance(grad, ops.IndexedSlices):
+        if isinstance(grad, IndexedSlices):
             if _overrides(self, "_resource_apply_sparse_duplicate_indices") or \
                     _overrides(self, "_resource_apply_sparse"):
                 return self._resource_apply_sparse_duplicate_indices(grad.values, var, grad.indices)
@@ -313,7 +317,7 @@ class Optimizer:
 
     def variables(self):
         """The optimizer's variables: slots and non-slot variables (of the current graph)."""
-        graph = None if context.executing_eagerly() else ops.get_default_graph()
+        graph = None if context.executing_eagerly() else get_default_graph()
         result = [v for (n, g), v in self._non_slot_dict.items() if g is graph]
         for name in sorted(self._slots):
             result.extend(self._slots[name].values())
@@ -351,7 +355,7 @@ class Optimizer:
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         """Finds or creates the optimizer-wide variable `name` (one per graph; one eagerly)."""
-        graph = None if context.executing_eagerly() else ops.get_default_graph()
+        graph = None if context.executing_eagerly() else get_default_graph()
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
@@ -363,7 +367,7 @@ class Optimizer:
 
     def _get_non_slot_variable(self, name, graph=None):
         if graph is None and not context.executing_eagerly():
-            graph = ops.get_default_graph()
+            graph = get_default_graph()
         return self._non_slot_dict.get((name, graph))
 
     def _non_slot_variables(self):
@@ -390,7 +394,7 @@ class Optimizer:
     def _apply_sparse_duplicate_indices(self, grad, var):
         """Sums the rows of `grad` that share an index, then calls `_apply_sparse`."""
         summed, unique_indices = _deduplicate_indexed_slices(grad.values, grad.indices)
-        return self._apply_sparse(ops.IndexedSlices(summed, unique_indices, grad.dense_shape), var)
+        return self._apply_sparse(IndexedSlices(summed, unique_indices, grad.dense_shape), var)
 
     def _resource_apply_sparse(self, grad, handle, indices):
         raise NotImplementedError(f"{type(self).__name__} does not implement _resource_apply_sparse")
@@ -431,24 +435,24 @@ def _op_name(scope):
 
 def _assign_add(var, value, name=None):
     from segflow.ops import state_ops
-    return state_ops.assign_add(var, ops.convert_to_tensor(value, dtype=var.dtype.base_dtype), name=name)
+    return state_ops.assign_add(var, convert_to_tensor(value, dtype=var.dtype.base_dtype), name=name)
 
 
 def _tuple(grads):
     """GATE_GRAPH: every gradient is available only once all of them are computed."""
     deps = []
     for g in grads:
-        if isinstance(g, ops.IndexedSlices):
+        if isinstance(g, IndexedSlices):
             deps.extend([g.values, g.indices])
         elif g is not None:
             deps.append(g)
     if not deps:
         return grads
     out = []
-    with ops.control_dependencies(deps):
+    with control_dependencies(deps):
         for g in grads:
-            if isinstance(g, ops.IndexedSlices):
-                out.append(ops.IndexedSlices(array_ops.identity(g.values), array_ops.identity(g.indices),
+            if isinstance(g, IndexedSlices):
+                out.append(IndexedSlices(array_ops.identity(g.values), array_ops.identity(g.indices),
                                              g.dense_shape))
             elif g is not None:
                 out.append(array_ops.identity(g))
@@ -461,7 +465,7 @@ class _init_scope:
     """Variables created inside escape the caller's control dependencies (graph mode)."""
 
     def __enter__(self):
-        self._ctx = None if context.executing_eagerly() else ops.control_dependencies(None)
+        self._ctx = None if context.executing_eagerly() else control_dependencies(None)
         if self._ctx is not None:
             self._ctx.__enter__()
         return self

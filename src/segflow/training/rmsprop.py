@@ -1,5 +1,6 @@
 """RMSProp (TF1's `RMSPropOptimizer`, the `ApplyRMSProp` / `ApplyCenteredRMSProp` kernels' formulas)."""
-from segflow.framework import ops
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
 from segflow.ops import array_ops, math_ops
 from segflow.training import optimizer
 
@@ -39,10 +40,10 @@ class RMSPropOptimizer(optimizer.Optimizer):
 
     def _prepare(self):
         c = self._call_if_callable
-        self._learning_rate_tensor = ops.convert_to_tensor(c(self._learning_rate), name="learning_rate")
-        self._decay_tensor = ops.convert_to_tensor(c(self._decay), name="decay")
-        self._momentum_tensor = ops.convert_to_tensor(c(self._momentum), name="momentum")
-        self._epsilon_tensor = ops.convert_to_tensor(c(self._epsilon), name="epsilon")
+        self._learning_rate_tensor = convert_to_tensor(c(self._learning_rate), name="learning_rate")
+        self._decay_tensor = convert_to_tensor(c(self._decay), name="decay")
+        self._momentum_tensor = convert_to_tensor(c(self._momentum), name="momentum")
+        self._epsilon_tensor = convert_to_tensor(c(self._epsilon), name="epsilon")
 
     def _hyper(self, var):
         dtype = var.dtype.base_dtype
@@ -71,15 +72,15 @@ class RMSPropOptimizer(optimizer.Optimizer):
         ms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         idx, g = grad.indices, grad.values
         ms_rows = rho * array_ops.gather(ms, idx) + (1 - rho) * g * g
-        updates = [ms.scatter_update(ops.IndexedSlices(ms_rows, idx), use_locking=self._use_locking)]
+        updates = [ms.scatter_update(IndexedSlices(ms_rows, idx), use_locking=self._use_locking)]
         if self._centered:
             mg = self.get_slot(var, "mg")
             mg_rows = rho * array_ops.gather(mg, idx) + (1 - rho) * g
-            updates.append(mg.scatter_update(ops.IndexedSlices(mg_rows, idx), use_locking=self._use_locking))
+            updates.append(mg.scatter_update(IndexedSlices(mg_rows, idx), use_locking=self._use_locking))
             denom = ms_rows - mg_rows * mg_rows + eps
         else:
             denom = ms_rows + eps
         mom_rows = mu * array_ops.gather(mom, idx) + lr * g / math_ops.sqrt(denom)
-        updates.append(mom.scatter_update(ops.IndexedSlices(mom_rows, idx), use_locking=self._use_locking))
-        var_update = var.scatter_sub(ops.IndexedSlices(mom_rows, idx), use_locking=self._use_locking)
+        updates.append(mom.scatter_update(IndexedSlices(mom_rows, idx), use_locking=self._use_locking))
+        var_update = var.scatter_sub(IndexedSlices(mom_rows, idx), use_locking=self._use_locking)
         return optimizer._group(var_update, *updates)

@@ -9,7 +9,9 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow._core import dtypes
-from segflow.framework import ops
+from segflow._core.graph import colocate_with, control_dependencies
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import Tensor
 
 __all__ = ["create_slot", "create_slot_with_initializer", "create_zeros_slot"]
 
@@ -36,7 +38,7 @@ class _SlotScope:
     def __enter__(self):
         if context.executing_eagerly():
             return self
-        self._ctxs = [ops.control_dependencies(None)]
+        self._ctxs = [control_dependencies(None)]
         if self._colocate:
             self._ctxs.append(colocate_with_variable(self._primary))
         for c in self._ctxs:
@@ -50,20 +52,20 @@ class _SlotScope:
 
 
 def colocate_with_variable(var):
-    """`ops.colocate_with` for a variable (its op in graph mode); a no-op eagerly or when the
+    """`colocate_with` for a variable (its op in graph mode); a no-op eagerly or when the
     variable has no op."""
     if context.executing_eagerly():
-        return ops.colocate_with(None)
+        return colocate_with(None)
     target = None
     try:
         target = var.op
     except (AttributeError, ValueError):
         pass
-    if target is None and isinstance(var, (ops.Tensor, ops.IndexedSlices)):
+    if target is None and isinstance(var, (Tensor, IndexedSlices)):
         target = var
     if target is None:
         return _Null()
-    return ops.colocate_with(target)
+    return colocate_with(target)
 
 
 class _Null:
@@ -93,7 +95,7 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name, coloc
     with _SlotScope(primary, colocate_with_primary):
         if callable(initializer):
             value = initializer(shape, dtype=dtype)
-        elif isinstance(initializer, ops.Tensor):
+        elif isinstance(initializer, Tensor):
             value = initializer
         elif context.executing_eagerly():
             value = np.full(shape, initializer, dtype=dtype.as_numpy_dtype)
@@ -116,5 +118,5 @@ def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
 
 
 def _shape_list(shape):
-    from segflow.framework import tensor_shape
+    from segflow._core import shapes as tensor_shape
     return [int(d) for d in tensor_shape.as_shape(shape).as_list()]

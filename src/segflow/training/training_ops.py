@@ -21,7 +21,8 @@ updated and written back, their var rows moved), in one pass over those rows in 
 import math
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow.framework import ops
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import NotDifferentiable
 from segflow._core.apply import TensorSpec, apply_op, register_op
 from segflow.kernels import BadInput, ids, scatter
 from segflow.kernels import training as training_kernels
@@ -87,13 +88,13 @@ register_op("ResourceSparseApplyLazyAdam",
             attrs={"T": "grad", "Tindices": "indices"}, allowed={"Tindices": (dtypes.int32, dtypes.int64)},
             infer=_infer_sparse_apply_adam,
             kernel=_sparse_apply_lazy_adam_kernel, stateful=True, num_outputs=0)
-ops.NotDifferentiable("ResourceSparseApplyLazyAdam")
+NotDifferentiable("ResourceSparseApplyLazyAdam")
 register_op("ResourceSparseApplyAdam",
             inputs=("var", "m", "v", "lr", "beta1", "beta2", "epsilon", "grad", "indices"),
             attrs={"T": "grad", "Tindices": "indices"}, allowed={"Tindices": (dtypes.int32, dtypes.int64)},
             infer=_infer_sparse_apply_adam,
             kernel=_sparse_apply_adam_kernel, stateful=True, num_outputs=0)
-ops.NotDifferentiable("ResourceSparseApplyAdam")
+NotDifferentiable("ResourceSparseApplyAdam")
 
 
 def resource_sparse_apply_adam(var, m, v, lr, beta1, beta2, epsilon, grad, indices, name=None):
@@ -152,7 +153,7 @@ register_op("CheckSparseGradient", inputs=("var", "values", "indices"),
             attrs={"T": "values", "Tindices": "indices"}, allowed={"Tindices": (dtypes.int32, dtypes.int64)},
             infer=_infer_check_sparse_gradient, kernel=_check_sparse_gradient_kernel, stateful=True,
             num_outputs=2)
-ops.NotDifferentiable("CheckSparseGradient")
+NotDifferentiable("CheckSparseGradient")
 
 
 def _infer_check_dense_gradient(op, var, grad):
@@ -175,7 +176,7 @@ def _check_dense_gradient_kernel(state, var, grad):
 
 register_op("CheckDenseGradient", inputs=("var", "grad"), attrs={"T": "grad"},
             infer=_infer_check_dense_gradient, kernel=_check_dense_gradient_kernel, stateful=True)
-ops.NotDifferentiable("CheckDenseGradient")
+NotDifferentiable("CheckDenseGradient")
 
 
 def check_gradient(grad, var):
@@ -183,7 +184,7 @@ def check_gradient(grad, var):
     indices in [0, var.shape[0]), values of shape indices.shape + var.shape[1:]; a dense gradient
     of var's shape. Raises InvalidArgumentError (eagerly now, in a Session when run). Returns the
     checked gradient; in graph mode, build the update under `control_dependencies` of its op."""
-    if isinstance(grad, ops.IndexedSlices):
+    if isinstance(grad, IndexedSlices):
         values, indices = apply_op("CheckSparseGradient", var.handle, grad.values, grad.indices)
-        return ops.IndexedSlices(values, indices, grad.dense_shape)
+        return IndexedSlices(values, indices, grad.dense_shape)
     return apply_op("CheckDenseGradient", var.handle, grad)

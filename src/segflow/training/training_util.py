@@ -5,7 +5,7 @@
 """
 from segflow._core import mode as context
 from segflow._core import dtypes
-from segflow.framework import ops
+from segflow._core.graph import GraphKeys, control_dependencies, get_default_graph, name_scope
 
 __all__ = ["get_global_step", "get_or_create_global_step", "create_global_step", "global_step"]
 
@@ -17,8 +17,8 @@ def get_global_step(graph=None):
       TypeError: the GLOBAL_STEP collection holds more than one variable, or one that is not an
         integer scalar.
     """
-    graph = graph or ops.get_default_graph()
-    found = graph.get_collection(ops.GraphKeys.GLOBAL_STEP)
+    graph = graph or get_default_graph()
+    found = graph.get_collection(GraphKeys.GLOBAL_STEP)
     if not found:
         return None
     if len(found) > 1:
@@ -37,22 +37,22 @@ def create_global_step(graph=None):
     Raises:
       ValueError: `graph` already has a global step.
     """
-    graph = graph or ops.get_default_graph()
+    graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError("'global_step' already exists.")
     from segflow._ops import variables
     if context.executing_eagerly():
         step = variables.Variable(0, trainable=False, name="global_step", dtype=dtypes.int64)
     else:
-        with graph.as_default(), ops.control_dependencies(None), ops.name_scope(None):
+        with graph.as_default(), control_dependencies(None), name_scope(None):
             step = variables.Variable(0, trainable=False, name="global_step", dtype=dtypes.int64)
-    graph.add_to_collection(ops.GraphKeys.GLOBAL_STEP, step)
+    graph.add_to_collection(GraphKeys.GLOBAL_STEP, step)
     return step
 
 
 def get_or_create_global_step(graph=None):
     """The global step of `graph` (default: the default graph), created if it does not exist yet."""
-    graph = graph or ops.get_default_graph()
+    graph = graph or get_default_graph()
     step = get_global_step(graph)
     return step if step is not None else create_global_step(graph)
 

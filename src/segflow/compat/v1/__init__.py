@@ -17,22 +17,61 @@ from segflow.eager.context import disable_eager_execution, enable_eager_executio
 from segflow._ops.backprop import GradientTape
 from segflow._core.session import InteractiveSession, Session
 from segflow._ops.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
-from segflow._ops.elementwise import abs, acos, add, add_v2, angle, asin, atan, cast, ceil, complex, conj, cos, cosh, div, div_no_nan, divide, equal, erf, exp, expm1, floor, floor_div, floordiv, floormod, greater, greater_equal, imag, is_finite, is_inf, is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or, logical_xor, maximum, minimum, mod, mul, multiply, neg, negative, not_equal, pow, real, realdiv, reciprocal, round, rsqrt, scalar_mul, select, sigmoid, sign, sin, sinh, softplus, sqrt, square, squared_difference, sub, subtract, sum_to_shape, tan, tanh, to_double, to_float, to_int32, to_int64, truediv, truncatediv, where, where_v2
-from segflow._ops.reduce import argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, reduced_shape
-from segflow._ops.segment import bincount, densify_indexed_slices, segment_max, segment_mean, segment_min, segment_prod, segment_sum, sparse_segment_mean, sparse_segment_mean_with_num_segments, sparse_segment_sqrt_n, sparse_segment_sqrt_n_with_num_segments, sparse_segment_sum, sparse_segment_sum_with_num_segments, unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum
+from segflow._ops.elementwise import (
+    abs, acos, add, add_v2, angle, asin, atan, ceil, complex, conj, cos, cosh, div, div_no_nan, divide,
+    equal, erf, exp, expm1, floor, floor_div, floordiv, floormod, greater, greater_equal, imag,
+    is_finite, is_inf, is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
+    logical_xor, maximum, minimum, mod, mul, multiply, neg, negative, not_equal, pow, real, realdiv,
+    reciprocal, round, rsqrt, scalar_mul, select, sigmoid, sign, sin, sinh, softplus, sqrt, square,
+    squared_difference, sub, subtract, sum_to_shape, tan, tanh, truediv, truncatediv, where, where_v2
+)
+from segflow._ops.cast import cast, to_double, to_float, to_int32, to_int64
+from segflow._ops.reduce import (
+    argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    reduce_mean, reduce_min, reduce_prod, reduce_sum, reduced_shape
+)
+from segflow._ops.segment import (
+    bincount, densify_indexed_slices, segment_max, segment_mean, segment_min, segment_prod, segment_sum,
+    sparse_segment_mean, sparse_segment_mean_with_num_segments, sparse_segment_sqrt_n,
+    sparse_segment_sqrt_n_with_num_segments, sparse_segment_sum, sparse_segment_sum_with_num_segments,
+    unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
+    unsorted_segment_sqrt_n, unsorted_segment_sum
+)
 from segflow._ops.linalg import matmul
 from segflow._ops.sequence import invert_permutation, range
-from segflow._ops.shape import add_n, broadcast_to, concat, fill, identity, identity_n, one_hot, ones, ones_like, placeholder, placeholder_with_default, prevent_gradient, rank, reshape, shape, shape_n, size, stack, stop_gradient, zeros, zeros_like
-from segflow._ops.slicing import expand_dims, pad, reverse, reverse_v2, slice, split, split_by_shapes, squeeze, strided_slice, tile, transpose, unstack
+from segflow._ops.reduce import add_n
+from segflow._ops.shape import (
+    broadcast_to, fill, identity, identity_n, ones, ones_like, placeholder, placeholder_with_default,
+    prevent_gradient, rank, reshape, shape, shape_n, size, stop_gradient, zeros, zeros_like
+)
+from segflow._ops.join import concat, stack
+from segflow._ops.one_hot import one_hot
+from segflow._ops.transpose import expand_dims, reverse, reverse_v2, squeeze, transpose
+from segflow._ops.slicing import pad, slice, split_by_shapes, strided_slice
+from segflow._ops.join import split, tile, unstack
 from segflow._ops.gather import batch_gather, gather, gather_nd, gather_v2
-from segflow._ops.scatter import scatter_nd, tensor_scatter_add, tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update
-from segflow._ops.stitch import dynamic_partition, dynamic_stitch, parallel_dynamic_stitch, unique, unique_with_counts
+from segflow._ops.scatter import (
+    scatter_nd, tensor_scatter_add, tensor_scatter_nd_add, tensor_scatter_nd_sub,
+    tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update
+)
+from segflow._ops.stitch import (
+    dynamic_partition, dynamic_stitch, parallel_dynamic_stitch, unique, unique_with_counts
+)
 from segflow._ops.sort import TopKV2Output, argsort, boolean_mask, sort, top_k
-from segflow._ops.random import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
+from segflow._ops.random import (
+    get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed,
+    truncated_normal
+)
 from segflow._ops.sparse_tensor import SparseTensor
 from segflow._ops.custom_gradient import custom_gradient
 from segflow._ops.control import group, no_op, tuple, with_dependencies
-from segflow._ops.variables import RefVariable, Variable, VariableAggregation, VariableSynchronization, VariableV1, all_variables, assert_variables_initialized, global_variables, global_variables_initializer, initialize_all_variables, initialize_local_variables, initialize_variables, is_variable_initialized, local_variables, local_variables_initializer, model_variables, moving_average_variables, report_uninitialized_variables, trainable_variables, variables_initializer
+from segflow._ops.variables import (
+    RefVariable, Variable, VariableAggregation, VariableSynchronization, VariableV1, all_variables,
+    assert_variables_initialized, global_variables, global_variables_initializer,
+    initialize_all_variables, initialize_local_variables, initialize_variables, is_variable_initialized,
+    local_variables, local_variables_initializer, model_variables, moving_average_variables,
+    report_uninitialized_variables, trainable_variables, variables_initializer
+)
 from segflow._ops.variable import ResourceVariable
 from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_add, scatter_div, scatter_max,
                                    scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub,
