@@ -264,7 +264,7 @@ def test_tile_too_big_and_overflow(mode):
 
 
 def test_kernel_memory_error_becomes_resource_exhausted(mode, monkeypatch):
-    from segflow._core.apply import lookup_op
+    from segflow._core.registry import lookup_op
 
     def kernel(x):
         np.zeros(2**62, np.int8).sum()       # NumPy's own out-of-memory error

@@ -23,7 +23,8 @@ from segflow.framework.ops import (Graph, Operation, Tensor, IndexedSlices, Inde
                                    name_scope, device, colocate_with, control_dependencies, convert_to_tensor,
                                    add_to_collection, get_collection, get_collection_ref, GraphKeys)
 from segflow._ops.constant import constant
-from segflow._core.apply import register_op, apply_op, TensorSpec
+from segflow._core.apply import apply_op
+from segflow._core.registry import register_op, TensorSpec
 from segflow._core import fold as tensor_util
 from segflow.eager.context import executing_eagerly
 from segflow._ops.backprop import GradientTape

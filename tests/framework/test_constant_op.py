@@ -6,7 +6,7 @@ import pytest
 
 import segflow as sf
 from segflow.framework import ops
-from segflow._core import indexed_slices
+from segflow._core import convert
 
 
 @pytest.mark.parametrize("value, dtype, shape", [
@@ -157,7 +157,7 @@ def test_densify_of_unknown_shape_warns_naming_the_op():
 
 
 def test_densify_of_large_shape_warns(monkeypatch, mode):
-    monkeypatch.setattr(indexed_slices, "_LARGE_DENSE_ELEMENTS", 6)
+    monkeypatch.setattr(convert, "_LARGE_DENSE_ELEMENTS", 6)
     p = sf.constant(np.zeros((5, 2), np.float32))
     if mode.eager:
         with sf.GradientTape() as tape:

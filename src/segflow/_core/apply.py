@@ -1,26 +1,12 @@
-"""Ops defined once: `register_op` names an op's inputs, attrs, inference and kernel; `apply_op` runs
-it eagerly or adds it to the default graph.
+"""Running an op: `apply_op(op_type, *inputs, name=None, **attrs)` converts the inputs, checks their
+dtypes against the OpDef, then runs the kernel at once (eager; the tape records it when one is
+active) or adds an Operation to the default graph (graph building; the Session runs it later).
 
-    register_op("UnsortedSegmentSum",
-                inputs=("data", "segment_ids", "num_segments"),
-                attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
-                infer=_infer_unsorted_segment, kernel=segment.unsorted_sum)
-
-- inputs: names in order; a name ending in "*" takes a list of tensors (AddN, ConcatV2, Pack).
-- attrs: dtype attrs, each taken from the inputs it names (a name or a tuple of names that must
-  share one dtype); `allowed` limits them to some dtypes.
-- defaults: static attrs (transpose_a=False, ...) passed to the kernel as keyword arguments.
-- infer(op, *inputs, **static_attrs): inputs are Tensors (graph) with .dtype, .shape and
-  `tensor_util.constant_value`; returns [TensorSpec(dtype, shape), ...] or raises with
-  `errors.invalid_input(op, name, message)`. Graph building always calls it; eager execution calls it
-  only to explain a kernel failure.
-- kernel(*arrays, **static_attrs) -> array or tuple of arrays (lists for "*" inputs). A kernel with
-  `stateful=True` gets an `ExecState` first (resources of the Session or of eager execution).
-
-The gradient of an op is registered separately by op name (`RegisterGradient`).
+Kernel failures are translated here, once for eager execution and the Session alike: a kernel's
+`BadInput` becomes InvalidArgumentError naming the op, its node and the input; a MemoryError becomes
+ResourceExhaustedError (`resource_exhausted`); `check_alloc` refuses an output too large to allocate
+before a kernel tries.
 """
-from collections import namedtuple
-
 import numpy as np
 
 from segflow._core import mode as context, tape as tape_lib
@@ -28,16 +14,11 @@ from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
-from segflow._core.registry import RegisterGradient
+from segflow._core.registry import _OPS
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow.kernels import BadInput
 
-__all__ = ["register_op", "lookup_op", "apply_op", "TensorSpec", "OpDef", "ExecState", "list_ops",
-           "check_alloc", "resource_exhausted"]
-
-TensorSpec = namedtuple("TensorSpec", ["dtype", "shape"])
-
-_OPS = {}
+__all__ = ["apply_op", "ExecState", "check_alloc", "memory_limit", "resource_exhausted", "AllocationTooLarge"]
 
 _EagerTensor = EagerTensor
 _Tensor = Tensor
@@ -65,95 +46,6 @@ class ExecState:
 
 
 _EAGER_RESOURCES = {}
-
-
-class _OpStub:
-    """Op type and node name, for error messages raised before the Operation exists."""
-
-    __slots__ = ("type", "name")
-
-    def __init__(self, op_type, name):
-        self.type = op_type
-        self.name = name
-
-
-class _DTypeError(errors.InvalidArgumentError, TypeError):
-    """Wrong input dtype: an InvalidArgumentError that `except TypeError` (TF graph style) also catches."""
-
-
-class OpDef:
-    """One op's definition. Built by `register_op`; read by apply_op, Session and gradients."""
-
-    def __init__(self, name, inputs, attrs, allowed, defaults, infer, kernel, num_outputs,
-                 stateful, constant_value, list_output):
-        self.name = name
-        self.input_names = tuple(n.rstrip("*") for n in inputs)
-        self.list_inputs = tuple(n.endswith("*") for n in inputs)
-        self.has_list_input = any(self.list_inputs)
-        self.defaults = dict(defaults or {})
-        self.infer = infer
-        self.kernel = kernel
-        self.num_outputs = num_outputs
-        self.stateful = stateful
-        self.constant_value = constant_value
-        self.list_output = list_output
-        # attr name -> input positions sharing its dtype
-        self.attr_positions = {}
-        for attr, names in (attrs or {}).items():
-            names = (names,) if isinstance(names, str) else tuple(names)
-            try:
-                self.attr_positions[attr] = tuple(self.input_names.index(n) for n in names)
-            except ValueError:
-                raise ValueError(f"register_op('{name}'): attr '{attr}' names unknown inputs {names}; "
-                                 f"inputs are {self.input_names}") from None
-        self.allowed = {}
-        for attr, types in (allowed or {}).items():
-            if attr not in self.attr_positions:
-                raise ValueError(f"register_op('{name}'): 'allowed' names attr '{attr}' that no input sets")
-            self.allowed[attr] = frozenset(dtypes.as_dtype(t) for t in types)
-        # Precomputed for the eager fast path: (first position, other positions, allowed numpy
-        # dtypes or None, attr name, whether the first position is a list input).
-        self._checks = tuple(
-            (pos[0], pos[1:], frozenset(t.np for t in self.allowed[a]) if a in self.allowed else None, a,
-             self.list_inputs[pos[0]])
-            for a, pos in self.attr_positions.items())
-        self._fast = not self.has_list_input and not stateful
-        self._fast_lists = self.has_list_input and not stateful
-        self._single = num_outputs == 1 and not list_output
-
-    def output_count(self, attrs, input_counts):
-        n = self.num_outputs
-        return n(attrs, input_counts) if callable(n) else n
-
-    def __repr__(self):
-        return f"OpDef({self.name!r}, inputs={self.input_names})"
-
-
-def register_op(name, inputs, kernel, infer=None, attrs=None, allowed=None, defaults=None,
-                num_outputs=1, stateful=False, constant_value=None, list_output=False):
-    """Defines op `name` once for eager execution, graph building and the Session.
-
-    Registering a name twice raises KeyError. Returns the OpDef.
-    """
-    if name in _OPS:
-        raise KeyError(f"op '{name}' is already registered ({_OPS[name]!r})")
-    if infer is None:
-        raise ValueError(f"register_op('{name}'): an infer function is required")
-    opdef = OpDef(name, inputs, attrs, allowed, defaults, infer, kernel, num_outputs, stateful,
-                  constant_value, list_output)
-    _OPS[name] = opdef
-    return opdef
-
-
-def lookup_op(name):
-    try:
-        return _OPS[name]
-    except KeyError:
-        raise errors.NotFoundError(None, None, f"Op type not registered '{name}'") from None
-
-
-def list_ops():
-    return sorted(_OPS)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -214,7 +106,7 @@ def _run_eager(opdef, tensors, args, attrs, name):
     except errors.OpError:
         raise
     except BadInput as e:
-        raise errors.invalid_input(_OpStub(opdef.name, name), e.input_name, e.message) from None
+        raise errors.invalid_input(errors.OpName(opdef.name, name), e.input_name, e.message) from None
     except MemoryError as e:
         raise resource_exhausted(opdef.name, name, e) from None
     except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
@@ -287,24 +179,24 @@ def _dtype_name(dt):
 
 
 def _dtype_mismatch(opdef, name, p0, p, dt0, dt):
-    stub = _OpStub(opdef.name, name)
+    stub = errors.OpName(opdef.name, name)
     return errors.invalid_input(
         stub, opdef.input_names[p],
         f"has dtype {_dtype_name(dt)} that does not match dtype {_dtype_name(dt0)} of input "
-        f"'{opdef.input_names[p0]}'", cls=_DTypeError)
+        f"'{opdef.input_names[p0]}'", cls=errors.DTypeError)
 
 
 def _dtype_not_allowed(opdef, name, p, attr, dt):
-    stub = _OpStub(opdef.name, name)
+    stub = errors.OpName(opdef.name, name)
     allowed = ", ".join(sorted(t.name for t in opdef.allowed[attr]))
     return errors.invalid_input(stub, opdef.input_names[p],
                                 f"dtype {_dtype_name(dt)} is not supported (attr {attr}: one of {allowed})",
-                                cls=_DTypeError)
+                                cls=errors.DTypeError)
 
 
 def _explain_failure(opdef, tensors, attrs, name, exc):
     """A kernel raised a NumPy-level error: let inference explain it, else wrap the message."""
-    stub = _OpStub(opdef.name, name)
+    stub = errors.OpName(opdef.name, name)
     try:
         opdef.infer(stub, *tensors, **attrs)
     except errors.OpError as e:
@@ -417,7 +309,7 @@ def _convert_inputs(opdef, inputs, hints=None):
     """Converts inputs to tensors of the current mode, using the dtype of tensor inputs that share an
     attr as the dtype of plain Python values (1 + t takes t's dtype)."""
     if len(inputs) != len(opdef.input_names):
-        raise errors.invalid_op(_OpStub(opdef.name, None),
+        raise errors.invalid_op(errors.OpName(opdef.name, None),
                                 f"takes {len(opdef.input_names)} inputs {opdef.input_names}, got {len(inputs)}")
     hint_at = [None] * len(inputs)
     if hints:
@@ -445,7 +337,7 @@ def _convert_inputs(opdef, inputs, hints=None):
     for p, x in enumerate(inputs):
         if opdef.list_inputs[p]:
             if isinstance(x, (Tensor, IndexedSlices)):
-                raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+                raise errors.invalid_input(errors.OpName(opdef.name, None), opdef.input_names[p],
                                            "expects a list of tensors, got a single tensor")
             out.append([_to_tensor(opdef, p, item, hint_at[p]) for item in x])
         else:
@@ -457,7 +349,7 @@ def _to_tensor(opdef, p, x, hint):
     if isinstance(x, Tensor):
         eager = _shared.all_eager or _state.eager
         if eager and not isinstance(x, _EagerTensor):
-            raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+            raise errors.invalid_input(errors.OpName(opdef.name, None), opdef.input_names[p],
                                        f"symbolic tensor {x.name} cannot be used while executing eagerly")
         return x if eager or type(x) is not _EagerTensor else convert_to_tensor(x)
     try:
@@ -467,7 +359,7 @@ def _to_tensor(opdef, p, x, hint):
     except (TypeError, ValueError) as e:
         if isinstance(e, errors.OpError):
             raise
-        raise errors.invalid_input(_OpStub(opdef.name, None), opdef.input_names[p],
+        raise errors.invalid_input(errors.OpName(opdef.name, None), opdef.input_names[p],
                                    f"cannot convert {type(x).__name__} to a tensor: {e}") from None
 
 
@@ -489,7 +381,7 @@ def _build_node(opdef, inputs, attrs, name):
         if isinstance(t, _EagerTensor) or t.graph is not graph:
             raise ValueError(f"{opdef.name}: input {t!r} is from a different graph than the op being built")
     node_name = graph.unique_name(name if name else opdef.name)
-    stub = _OpStub(opdef.name, node_name)
+    stub = errors.OpName(opdef.name, node_name)
     full_attrs = dict(opdef.defaults)
     full_attrs.update(attrs)
     for attr, positions in opdef.attr_positions.items():
@@ -523,19 +415,3 @@ def _build_node(opdef, inputs, attrs, name):
     if opdef._single:
         return op.outputs[0]
     return list(op.outputs)
-
-
-def regroup_inputs(opdef, flat, input_counts):
-    """Flat input values -> the kernel's argument list (lists for "*" inputs)."""
-    if not opdef.has_list_input:
-        return list(flat)
-    args, i, counts = [], 0, iter(input_counts or ())
-    for is_list in opdef.list_inputs:
-        if is_list:
-            n = next(counts)
-            args.append(list(flat[i:i + n]))
-            i += n
-        else:
-            args.append(flat[i])
-            i += 1
-    return args

@@ -17,9 +17,94 @@ from segflow._core import errors
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
-from segflow._core.gradients_util import UnconnectedGradients, aggregate, call_grad_fn, is_backpropagatable, lookup_grad_fn
+from segflow._core import dtypes
+from segflow._core.registry import get_gradient_function, hooks
 
-__all__ = ["backward", "graph_ops_between", "dense_targets", "check_unconnected"]
+__all__ = ["backward", "graph_ops_between", "dense_targets", "check_unconnected", "aggregate", "call_grad_fn",
+           "lookup_grad_fn", "is_backpropagatable", "AggregationMethod", "UnconnectedGradients"]
+
+
+class AggregationMethod:
+    """How gradients that reach the same tensor are combined (TF's names)."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+class UnconnectedGradients:
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _check_aggregation_method(method):
+    if method not in (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                      AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        raise ValueError(f"Invalid aggregation_method specified {method}.")
+
+
+def aggregate(grads, aggregation_method=None):
+    """One gradient from the list of gradients that reached a tensor (None if the list is empty)."""
+    # Fast path (almost every tensor gets exactly one gradient): no list building.
+    if len(grads) == 1 and grads[0] is not None:
+        return grads[0]
+    grads = [g for g in grads if g is not None]
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    sparse = [g for g in grads if isinstance(g, IndexedSlices)]
+    if len(sparse) == len(grads):
+        return IndexedSlices(hooks.concat([g.values for g in grads], 0),
+                                 hooks.concat([hooks.cast(g.indices, grads[0].indices.dtype)
+                                                   for g in grads], 0),
+                                 grads[0].dense_shape)
+    dense = [hooks.densify(g) if isinstance(g, IndexedSlices) else g for g in grads]
+    if aggregation_method == AggregationMethod.EXPERIMENTAL_TREE:
+        while len(dense) > 1:
+            paired = [hooks.add(dense[i], dense[i + 1]) for i in range(0, len(dense) - 1, 2)]
+            if len(dense) % 2:
+                paired.append(dense[-1])
+            dense = paired
+        return dense[0]
+    return hooks.add_n(dense)
+
+
+def is_backpropagatable(t):
+    dt = t.dtype
+    return dt.is_floating or dt.is_complex or dt == dtypes.resource or dt == dtypes.variant
+
+
+def call_grad_fn(grad_fn, op, out_grads):
+    """Calls `grad_fn(op, *out_grads)`, filling missing output gradients with zeros, and checks that
+    it returns one gradient per input."""
+    filled = out_grads
+    for g in out_grads:
+        if g is None:  # only then are zeros needed
+            filled = []
+            for dy, out in zip(out_grads, op.outputs):
+                if dy is None and is_backpropagatable(out) and out.dtype != dtypes.resource:
+                    dy = hooks.zeros_like(out)
+                filled.append(dy)
+            break
+    result = grad_fn(op, *filled)
+    if type(result) is not list:
+        if isinstance(result, (Tensor, IndexedSlices)) or result is None:
+            result = [result]
+        else:
+            result = list(result)
+    if len(result) != len(op.inputs):
+        raise ValueError(f"Num gradients {len(result)} generated for op {op.name} ({op.type}) do not match "
+                         f"num inputs {len(op.inputs)}")
+    return result
+
+
+def lookup_grad_fn(op):
+    """The gradient function for `op`, None if it is NotDifferentiable; LookupError if none is defined."""
+    fn = getattr(op, "grad_fn", None)
+    if fn is not None:
+        return fn
+    return get_gradient_function(op)
 
 
 def check_unconnected(unconnected_gradients):

@@ -1,12 +1,16 @@
 """Conversion of Python values, NumPy arrays, variables and IndexedSlices to tensors."""
+import warnings
+
 import numpy as np
 
 from segflow._core import mode as context
 from segflow._core import dtypes
-from segflow._core.indexed_slices import IndexedSlices, _indexed_slices_to_tensor
+from segflow._core import fold as tensor_util
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import hooks
 from segflow._core.tensor import EagerTensor, Tensor
 
-__all__ = ['index_array', 'convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
+__all__ = ['index_array', 'to_numpy', 'make_tensor_proto', 'is_tensor', 'convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
 
 _ctx_state = context._state
 _ctx_shared = context._shared
@@ -49,8 +53,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         if isinstance(value, EagerTensor) and not (_ctx_shared.all_eager or _ctx_state.eager):
-            from segflow._ops import constant as constant_op
-            return constant_op.constant(value.numpy(), name=name)
+            return hooks.constant(value.numpy(), name=name)
         return value
     if isinstance(value, IndexedSlices):
         t = _indexed_slices_to_tensor(value, dtype, name)
@@ -63,14 +66,13 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
             result = fn(value, dtype=dtype, name=name, as_ref=as_ref)
             if result is not NotImplemented:
                 return result
-    from segflow._ops import constant as constant_op
     hint = preferred_dtype or dtype_hint
     if dtype is None and hint is not None and not _floats_for_integer_hint(value, hint):
         try:
-            return constant_op.constant(value, dtype=hint, name=name, _strict=True)
+            return hooks.constant(value, dtype=hint, name=name, _strict=True)
         except (TypeError, ValueError):
             pass
-    return constant_op.constant(value, dtype=dtype, name=name, _strict=True)
+    return hooks.constant(value, dtype=dtype, name=name, _strict=True)
 
 
 def _floats_for_integer_hint(value, hint):
@@ -111,3 +113,122 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
 
 internal_convert_to_tensor = convert_to_tensor
 internal_convert_n_to_tensor = convert_n_to_tensor
+
+
+# ----------------------------------------------------------------------------------------------
+# Python values and NumPy arrays
+
+
+def _python_dtype(value):
+    """TF's default dtypes for Python values: float -> float32, int -> int32 (int64 if too big)."""
+    if isinstance(value, bool):
+        return np.bool_
+    if isinstance(value, int):
+        return np.int32 if -2**31 <= value < 2**31 else np.int64
+    if isinstance(value, float):
+        return np.float32
+    if isinstance(value, complex):
+        return np.complex128
+    return None
+
+
+def to_numpy(value, dtype=None, strict=False):
+    """`value` as a NumPy array of `dtype` (a DType or None), with TF's conversion rules."""
+    np_dtype = None if dtype is None else dtypes.as_dtype(dtype).as_numpy_dtype
+    if isinstance(value, EagerTensor):
+        arr = value.numpy()
+    elif isinstance(value, (np.ndarray, np.generic)):
+        arr = np.asarray(value)
+        if not arr.dtype.isnative:
+            # Big-endian (or other non-native) arrays: every kernel and dtype check works on native
+            # dtypes, so the bytes are swapped once here (">f4" becomes float32 "<f4").
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+    else:
+        if isinstance(value, (list, tuple)):
+            value = _unwrap(value)
+        try:
+            arr = np.asarray(value)
+        except ValueError:  # NumPy >= 1.24 refuses ragged nests instead of making an object array
+            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}") from None
+        if arr.dtype == object:
+            raise TypeError(f"Cannot convert {value!r} to a tensor: ragged or non-numeric nested values")
+        if np_dtype is None:
+            if arr.dtype.kind == "f":
+                arr = arr.astype(np.float32)
+            elif arr.dtype.kind in "iu":
+                if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+                    # NumPy made uint64 for ints in [2**63, 2**64): int64 would wrap them to negatives
+                    raise ValueError(f"Can't convert Python int {arr.max()} to a tensor: out of range for int64")
+                arr = arr.astype(np.int32) if arr.size == 0 or (
+                    arr.min() >= -2**31 and arr.max() < 2**31) else arr.astype(np.int64)
+            elif arr.dtype.kind == "U" or arr.dtype.kind == "S":
+                arr = arr.astype(object)
+    if np_dtype is not None and arr.dtype != np_dtype:
+        target = np.dtype(np_dtype)
+        if strict and not isinstance(value, (np.ndarray, np.generic, EagerTensor)):
+            if target.kind in "iub" and arr.dtype.kind in "fc" and not np.all(np.mod(arr.real, 1) == 0):
+                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}")
+            if target.kind == "b" and arr.dtype.kind != "b":
+                raise TypeError(f"Cannot convert {value!r} to a tensor of dtype bool")
+            if target.kind in "iu" and arr.size and (arr.min() < np.iinfo(target).min
+                                                     or arr.max() > np.iinfo(target).max):
+                raise TypeError(f"Cannot convert {value!r} to dtype {dtypes.as_dtype(dtype).name}: out of range")
+        elif strict and isinstance(value, (np.ndarray, np.generic)):
+            raise TypeError(f"Cannot convert a NumPy array of dtype {arr.dtype} to a tensor of dtype "
+                            f"{dtypes.as_dtype(dtype).name}")
+        arr = arr.astype(target)
+    return arr
+
+
+def _unwrap(value):
+    """Nested lists may hold eager tensors or NumPy scalars: turn them into plain values."""
+    out = []
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            out.append(_unwrap(v))
+        elif isinstance(v, EagerTensor):
+            out.append(v.numpy())
+        elif isinstance(v, Tensor):
+            raise TypeError(f"Cannot convert a list holding symbolic tensor {v.name} to a constant; "
+                            "use sf.stack")
+        else:
+            out.append(v)
+    return out
+
+
+def make_tensor_proto(values, dtype=None, shape=None):
+    """TF's make_tensor_proto; here the NumPy array itself (TensorProto is NumPy's ndarray)."""
+    arr = to_numpy(values, dtype)
+    return arr.reshape(shape) if shape is not None else arr
+
+
+def is_tensor(x):
+    """True for Tensors, IndexedSlices and variables (what TF's is_tensor accepts)."""
+    return isinstance(x, (Tensor, IndexedSlices)) or hasattr(x, "_dense_var_to_tensor")
+
+
+# ----------------------------------------------------------------------------------------------
+# IndexedSlices -> Tensor
+
+
+_LARGE_DENSE_ELEMENTS = 100_000_000
+
+
+def _indexed_slices_to_tensor(value, dtype=None, name=None):
+    """Densifies an IndexedSlices with unsorted_segment_sum; warns when large or shape unknown."""
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")
+    made_by = _producer_text(value.values)
+    shape = tensor_util.constant_value(value.dense_shape)
+    if shape is None:
+        warnings.warn(f"Converting sparse IndexedSlices{made_by} to a dense Tensor of unknown shape. "
+                      "This may consume a large amount of memory.", stacklevel=3)
+    elif int(np.prod(shape)) >= _LARGE_DENSE_ELEMENTS:
+        warnings.warn(f"Converting sparse IndexedSlices{made_by} to a dense Tensor with {int(np.prod(shape))} "
+                      "elements. This may consume a large amount of memory.", stacklevel=3)
+    return hooks.densify(value, name=name)
+
+
+def _producer_text(t):
+    op = getattr(t, "_op", None)
+    return f" (made by op '{op.name}' of type {op.type})" if op is not None else ""

@@ -63,6 +63,20 @@ DataLossError = _make("DataLossError", DATA_LOSS, "Data was lost or corrupted.")
 UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED, "Not authenticated.")
 
 
+class OpName:
+    """Op type and node name, for errors raised before the Operation exists (or without one)."""
+
+    __slots__ = ("type", "name")
+
+    def __init__(self, op_type, name=None):
+        self.type = op_type
+        self.name = name
+
+
+class DTypeError(InvalidArgumentError, TypeError):
+    """Wrong input dtype: an InvalidArgumentError that `except TypeError` (TF graph style) also catches."""
+
+
 def op_prefix(op_type, node_name=None):
     """`UnsortedSegmentSum 'seg'`: the op type and node name that start every op error."""
     return f"{op_type} '{node_name}'" if node_name else op_type
@@ -80,4 +94,4 @@ def invalid_op(op, message, cls=None):
 
 
 __all__ = [n for n in list(globals()) if n.endswith("Error")] + [
-    "OpError", "invalid_input", "invalid_op", "op_prefix"]
+    "OpError", "OpName", "invalid_input", "invalid_op", "op_prefix"]

@@ -2,10 +2,10 @@
 import numpy as np
 
 from segflow._core import shapes as tensor_shape
-from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import regroup_inputs
 from segflow._core.tensor import EagerTensor, Tensor
 
-__all__ = ["constant_value", "constant_value_as_shape", "make_ndarray", "make_tensor_proto", "is_tensor"]
+__all__ = ["constant_value", "constant_value_as_shape", "make_ndarray"]
 
 _FOLD_LIMIT = 1 << 16   # fold only small values: this runs while graphs are built
 _NOT_CONSTANT = object()
@@ -34,7 +34,6 @@ def constant_value(tensor, partial=False):
 
 
 def _fold(op):
-    from segflow._core.apply import regroup_inputs
     opdef = op.op_def
     if opdef is None or opdef.stateful:
         return _NOT_CONSTANT
@@ -83,12 +82,3 @@ def constant_value_as_shape(tensor):
 def make_ndarray(tensor):
     return np.asarray(tensor)
 
-
-def make_tensor_proto(values, dtype=None, shape=None):
-    from segflow._ops.constant import to_numpy
-    arr = to_numpy(values, dtype)
-    return arr.reshape(shape) if shape is not None else arr
-
-
-def is_tensor(x):
-    return isinstance(x, (Tensor, IndexedSlices)) or hasattr(x, "_dense_var_to_tensor")

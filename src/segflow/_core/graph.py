@@ -10,10 +10,10 @@ import warnings
 from segflow._core import mode as context
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.mode import _scope_state, get_default_session
-from segflow._core.registry import _gradient_registry
+from segflow._core.registry import _OPS, _gradient_registry
 from segflow._core.tensor import EagerTensor, Tensor
 
-__all__ = ['Graph', 'GraphKeys', 'Operation', 'add_to_collection', 'add_to_collections', 'colocate_with', 'control_dependencies', 'device', 'disable_eager_execution', 'enable_eager_execution', 'executing_eagerly_outside_functions', 'get_collection', 'get_collection_ref', 'get_default_graph', 'inside_function', 'name_scope', 'op_scope', 'reset_default_graph']
+__all__ = ['Graph', 'GraphKeys', 'Operation', 'add_to_collection', 'add_to_collections', 'colocate_with', 'control_dependencies', 'device', 'disable_eager_execution', 'enable_eager_execution', 'executing_eagerly_outside_functions', 'get_collection', 'get_collection_ref', 'get_default_graph', 'inside_function', 'name_scope', 'op_scope', 'reset_default_graph', 'graph_mode']
 
 _ctx_state = context._state     # the calling thread's mode and graph stack (a threading.local)
 _ctx_shared = context._shared   # process-wide: `all_eager`
@@ -395,11 +395,10 @@ class Graph:
 
         Warns (on exit) about a map entry that names an unregistered gradient, or that no op used.
         """
-        from segflow._core import apply as op_def
         for key, value in op_type_map.items():
             if not isinstance(key, str) or not isinstance(value, str):
                 raise TypeError("gradient_override_map keys and values must be op type strings")
-            if key not in op_def._OPS:
+            if key not in _OPS:
                 warnings.warn(f"gradient_override_map: '{key}' is not a registered op type", stacklevel=3)
             if value not in _gradient_registry:
                 warnings.warn(f"gradient_override_map: no gradient is registered under '{value}' "
@@ -596,3 +595,19 @@ def get_collection(name, scope=None):
 
 def get_collection_ref(name):
     return get_default_graph().get_collection_ref(name)
+
+
+@contextlib.contextmanager
+def graph_mode():
+    """Build ops into the global default graph (TF's `context.graph_mode()`)."""
+    if context._state.graph_stack and not context._state.eager:
+        yield
+        return
+    if context._state.graph_stack:
+        graph = context._state.graph_stack[-1]
+    elif context._state.suspended and context._state.suspended[-1]:
+        graph = context._state.suspended[-1][-1]   # graph_mode() inside eager_mode() inside g.as_default(): g
+    else:
+        graph = get_default_graph()
+    with graph.as_default():
+        yield

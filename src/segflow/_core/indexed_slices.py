@@ -1,10 +1,6 @@
 """IndexedSlices: a sparse gradient (rows `values` at `indices` of a dense tensor of `dense_shape`)."""
 
-import warnings
-
-import numpy as np
-
-from segflow._core import shapes as tensor_shape
+from segflow._core import fold as tensor_util, shapes as tensor_shape
 
 __all__ = ['IndexedSlices', 'IndexedSlicesValue']
 
@@ -61,7 +57,6 @@ class IndexedSlices:
 
     @property
     def shape(self):
-        from segflow._core import fold as tensor_util
         if self._dense_shape is None:
             return tensor_shape.unknown_shape()
         known = tensor_util.constant_value(self._dense_shape)
@@ -73,8 +68,7 @@ class IndexedSlices:
         return self.shape
 
     def __neg__(self):
-        from segflow.ops import math_ops
-        return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
+        return IndexedSlices(-self._values, self._indices, self._dense_shape)
 
     def __repr__(self):
         return (f"IndexedSlices(indices={self._indices!r}, values={self._values!r}"
@@ -94,28 +88,3 @@ class IndexedSlicesValue:
 
     def __repr__(self):
         return f"IndexedSlicesValue(values={self.values!r}, indices={self.indices!r}, dense_shape={self.dense_shape!r})"
-
-
-_LARGE_DENSE_ELEMENTS = 100_000_000
-
-
-def _indexed_slices_to_tensor(value, dtype=None, name=None):
-    """Densifies an IndexedSlices with unsorted_segment_sum; warns when large or shape unknown."""
-    from segflow._core import fold as tensor_util
-    from segflow.ops import math_ops
-    if value.dense_shape is None:
-        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")
-    made_by = _producer_text(value.values)
-    shape = tensor_util.constant_value(value.dense_shape)
-    if shape is None:
-        warnings.warn(f"Converting sparse IndexedSlices{made_by} to a dense Tensor of unknown shape. "
-                      "This may consume a large amount of memory.", stacklevel=3)
-    elif int(np.prod(shape)) >= _LARGE_DENSE_ELEMENTS:
-        warnings.warn(f"Converting sparse IndexedSlices{made_by} to a dense Tensor with {int(np.prod(shape))} "
-                      "elements. This may consume a large amount of memory.", stacklevel=3)
-    return math_ops.densify_indexed_slices(value, name=name)
-
-
-def _producer_text(t):
-    op = getattr(t, "_op", None)
-    return f" (made by op '{op.name}' of type {op.type})" if op is not None else ""

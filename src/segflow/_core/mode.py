@@ -19,7 +19,7 @@ not disabled, in which case the calling thread is eager too. Otherwise it reads 
 import contextlib
 import threading
 
-__all__ = ["executing_eagerly", "graph_mode", "eager_mode", "context_safe",
+__all__ = ["executing_eagerly", "eager_mode", "context_safe",
            "disable_eager_execution", "enable_eager_execution"]
 
 
@@ -113,23 +113,6 @@ def global_default_graph(make):
     if graph is None:
         graph = state.global_graph = make()
     return graph
-
-
-@contextlib.contextmanager
-def graph_mode():
-    """Build ops into the global default graph (TF's `context.graph_mode()`)."""
-    from segflow.framework import ops
-    if _state.graph_stack and not _state.eager:
-        yield
-        return
-    if _state.graph_stack:
-        graph = _state.graph_stack[-1]
-    elif _state.suspended and _state.suspended[-1]:
-        graph = _state.suspended[-1][-1]   # graph_mode() inside eager_mode() inside g.as_default(): g
-    else:
-        graph = ops.get_default_graph()
-    with graph.as_default():
-        yield
 
 
 @contextlib.contextmanager

@@ -1,9 +1,36 @@
-"""The gradient registry: gradient functions by op type (`RegisterGradient`, `NotDifferentiable`,
-`get_gradient_function`)."""
+"""The registries: ops by name (`register_op`, `lookup_op`), gradient functions by op type
+(`RegisterGradient`, `NotDifferentiable`, `get_gradient_function`), and the hooks through which op
+modules give the core the few ops it needs (`hooks`).
+
+Ops are defined once: `register_op` names an op's inputs, attrs, inference and kernel; `apply_op`
+(_core/apply) runs it eagerly or adds it to the default graph.
+
+    register_op("UnsortedSegmentSum",
+                inputs=("data", "segment_ids", "num_segments"),
+                attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
+                infer=_infer_unsorted_segment, kernel=segment.unsorted_sum)
+
+- inputs: names in order; a name ending in "*" takes a list of tensors (AddN, ConcatV2, Pack).
+- attrs: dtype attrs, each taken from the inputs it names (a name or a tuple of names that must
+  share one dtype); `allowed` limits them to some dtypes.
+- defaults: static attrs (transpose_a=False, ...) passed to the kernel as keyword arguments.
+- infer(op, *inputs, **static_attrs): inputs are Tensors (graph) with .dtype, .shape and
+  `tensor_util.constant_value`; returns [TensorSpec(dtype, shape), ...] or raises with
+  `errors.invalid_input(op, name, message)`. Graph building always calls it; eager execution calls it
+  only to explain a kernel failure.
+- kernel(*arrays, **static_attrs) -> array or tuple of arrays (lists for "*" inputs). A kernel with
+  `stateful=True` gets an `ExecState` first (resources of the Session or of eager execution).
+
+The gradient of an op is registered separately by op name (`RegisterGradient`).
+"""
 
 import traceback
+from collections import namedtuple
 
-__all__ = ['NoGradient', 'NotDifferentiable', 'RegisterGradient', 'Registry', 'get_gradient_function', 'no_gradient']
+from segflow._core import dtypes, errors
+
+__all__ = ['NoGradient', 'NotDifferentiable', 'RegisterGradient', 'Registry', 'get_gradient_function', 'no_gradient',
+           'OpDef', 'TensorSpec', 'register_op', 'lookup_op', 'list_ops', 'regroup_inputs', 'hooks']
 
 
 # ----------------------------------------------------------------------------------------------
@@ -82,3 +109,122 @@ def get_gradient_function(op):
     except LookupError:
         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op_type}). "
                           f"Register one with @ops.RegisterGradient(\"{op_type}\")") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Ops by name
+
+TensorSpec = namedtuple("TensorSpec", ["dtype", "shape"])
+
+_OPS = {}
+
+
+class OpDef:
+    """One op's definition. Built by `register_op`; read by apply_op, Session and gradients."""
+
+    def __init__(self, name, inputs, attrs, allowed, defaults, infer, kernel, num_outputs,
+                 stateful, constant_value, list_output):
+        self.name = name
+        self.input_names = tuple(n.rstrip("*") for n in inputs)
+        self.list_inputs = tuple(n.endswith("*") for n in inputs)
+        self.has_list_input = any(self.list_inputs)
+        self.defaults = dict(defaults or {})
+        self.infer = infer
+        self.kernel = kernel
+        self.num_outputs = num_outputs
+        self.stateful = stateful
+        self.constant_value = constant_value
+        self.list_output = list_output
+        # attr name -> input positions sharing its dtype
+        self.attr_positions = {}
+        for attr, names in (attrs or {}).items():
+            names = (names,) if isinstance(names, str) else tuple(names)
+            try:
+                self.attr_positions[attr] = tuple(self.input_names.index(n) for n in names)
+            except ValueError:
+                raise ValueError(f"register_op('{name}'): attr '{attr}' names unknown inputs {names}; "
+                                 f"inputs are {self.input_names}") from None
+        self.allowed = {}
+        for attr, types in (allowed or {}).items():
+            if attr not in self.attr_positions:
+                raise ValueError(f"register_op('{name}'): 'allowed' names attr '{attr}' that no input sets")
+            self.allowed[attr] = frozenset(dtypes.as_dtype(t) for t in types)
+        # Precomputed for the eager fast path: (first position, other positions, allowed numpy
+        # dtypes or None, attr name, whether the first position is a list input).
+        self._checks = tuple(
+            (pos[0], pos[1:], frozenset(t.np for t in self.allowed[a]) if a in self.allowed else None, a,
+             self.list_inputs[pos[0]])
+            for a, pos in self.attr_positions.items())
+        self._fast = not self.has_list_input and not stateful
+        self._fast_lists = self.has_list_input and not stateful
+        self._single = num_outputs == 1 and not list_output
+
+    def output_count(self, attrs, input_counts):
+        n = self.num_outputs
+        return n(attrs, input_counts) if callable(n) else n
+
+    def __repr__(self):
+        return f"OpDef({self.name!r}, inputs={self.input_names})"
+
+
+def register_op(name, inputs, kernel, infer=None, attrs=None, allowed=None, defaults=None,
+                num_outputs=1, stateful=False, constant_value=None, list_output=False):
+    """Defines op `name` once for eager execution, graph building and the Session.
+
+    Registering a name twice raises KeyError. Returns the OpDef.
+    """
+    if name in _OPS:
+        raise KeyError(f"op '{name}' is already registered ({_OPS[name]!r})")
+    if infer is None:
+        raise ValueError(f"register_op('{name}'): an infer function is required")
+    opdef = OpDef(name, inputs, attrs, allowed, defaults, infer, kernel, num_outputs, stateful,
+                  constant_value, list_output)
+    _OPS[name] = opdef
+    return opdef
+
+
+def lookup_op(name):
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise errors.NotFoundError(None, None, f"Op type not registered '{name}'") from None
+
+
+def list_ops():
+    return sorted(_OPS)
+
+
+def regroup_inputs(opdef, flat, input_counts):
+    """Flat input values -> the kernel's argument list (lists for "*" inputs)."""
+    if not opdef.has_list_input:
+        return list(flat)
+    args, i, counts = [], 0, iter(input_counts or ())
+    for is_list in opdef.list_inputs:
+        if is_list:
+            n = next(counts)
+            args.append(list(flat[i:i + n]))
+            i += n
+        else:
+            args.append(flat[i])
+            i += 1
+    return args
+
+
+# ----------------------------------------------------------------------------------------------
+# Hooks: the ops the core needs but cannot import (it knows no op). Each op module installs its
+# function when it is imported; `import segflow` imports them all.
+
+
+class _Hooks:
+    """`hooks.constant` (_ops/constant), `hooks.cast` (_ops/cast), `hooks.zeros_like` (_ops/shape),
+    `hooks.add` (_ops/elementwise), `hooks.add_n` (_ops/reduce), `hooks.concat` (_ops/join),
+    `hooks.densify` (IndexedSlices -> Tensor, _ops/segment)."""
+
+    __slots__ = ("constant", "cast", "zeros_like", "add", "add_n", "concat", "densify")
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"segflow's core needs op '{name}', which no op module installed: "
+                           "import segflow (not only segflow._core)")
+
+
+hooks = _Hooks()

@@ -10,7 +10,8 @@ from segflow._core import dtypes, errors, mode
 from segflow._core.graph import Operation, get_default_graph
 from segflow._core.indexed_slices import IndexedSlices, IndexedSlicesValue
 from segflow._core.tensor import EagerTensor, Tensor
-from segflow._core.apply import ExecState, regroup_inputs, resource_exhausted
+from segflow._core.apply import ExecState, resource_exhausted
+from segflow._core.registry import regroup_inputs
 from segflow.kernels import BadInput
 from segflow.util import nest
 

@@ -12,7 +12,7 @@ times a plain attribute, so hot paths test `_active.any` first (True while any t
 """
 import threading
 
-from segflow.framework import ops as _ops
+from segflow._core.graph import Operation
 
 __all__ = ["Tape", "record", "push_tape", "pop_tape", "variable_accessed"]
 
@@ -91,7 +91,7 @@ class Tape:
         return id(tensor) in self.watched
 
 
-_record = _ops.Operation._record
+_record = Operation._record
 
 
 def push_tape(tape, tapes=None):

@@ -14,7 +14,7 @@ from segflow._core.convert import convert_to_tensor, convert_to_tensor_or_indexe
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import EagerTensor, Tensor, _Reference
 from segflow._core import backward as backward_lib
-from segflow._core.gradients_util import UnconnectedGradients
+from segflow._core.backward import UnconnectedGradients
 from segflow.util import nest
 from segflow._ops import shape as array_ops
 from segflow._ops import gather as gather_ops

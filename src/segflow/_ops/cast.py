@@ -4,7 +4,8 @@ from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, hooks, register_op
 
 __all__ = ["cast", "to_float", "to_double", "to_int32", "to_int64"]
 
@@ -57,3 +58,6 @@ def to_int32(x, name="ToInt32"):
 def to_int64(x, name="ToInt64"):
     """cast(x, int64)."""
     return cast(x, dtypes.int64, name=name)
+
+
+hooks.cast = cast

@@ -10,7 +10,8 @@ from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
 from segflow._ops.cast import cast
 from segflow._core import fold as tensor_util
@@ -507,3 +508,6 @@ for _op_name, _fn in (("__lt__", less), ("__le__", less_equal), ("__gt__", great
 Tensor._override_operator("__neg__", negative)
 Tensor._override_operator("__abs__", abs)
 Tensor._override_operator("__invert__", logical_not)
+
+
+hooks.add = add

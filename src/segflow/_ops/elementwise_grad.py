@@ -5,7 +5,8 @@ import numpy as np
 from segflow._core import mode as context
 from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._core.tensor import EagerTensor
-from segflow._core.apply import apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import register_op
 from segflow._ops import elementwise as cw
 from segflow._ops import shape as shape_ops
 from segflow._ops import cast as cast_ops

@@ -8,7 +8,6 @@ from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
 from segflow._core.tensor import Tensor
-from segflow._core.apply import _DTypeError, _OpStub
 from segflow._ops import elementwise as cw
 from segflow._ops import gather as gather_ops, reduce as reduction_ops, segment as segment_ops, shape as shape_ops, stitch as stitch_ops
 from segflow._ops.sparse_tensor import SparseTensor
@@ -92,8 +91,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         if ids.dtype not in (dtypes.int32, dtypes.int64):
             # what gather says for one table; a partitioned table must refuse them before doing
             # arithmetic on them (uint8 / bool ids cannot even hold the -1 of an out-of-range id)
-            raise errors.invalid_input(_OpStub("GatherV2", name), "indices", f"dtype {ids.dtype.name} is not "
-                                       "supported (attr Tindices: one of int32, int64)", cls=_DTypeError)
+            raise errors.invalid_input(errors.OpName("GatherV2", name), "indices", f"dtype {ids.dtype.name} is not "
+                                       "supported (attr Tindices: one of int32, int64)", cls=errors.DTypeError)
         if n == 1:
             result = _clip(gather_ops.gather(params[0], ids), ids, max_norm)
             return shape_ops.identity(result)

@@ -11,7 +11,7 @@ from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor, convert_to_tensor_or_indexed_slices
 from segflow._core.graph import colocate_with, name_scope
 from segflow._core.tensor import Tensor, _Reference
-from segflow._core.gradients_util import AggregationMethod, UnconnectedGradients, _check_aggregation_method
+from segflow._core.backward import AggregationMethod, UnconnectedGradients, _check_aggregation_method
 from segflow._ops import shape as array_ops
 from segflow._ops import gather as gather_ops
 from segflow._ops import join as join_ops

@@ -4,7 +4,8 @@ from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
 from segflow._core import mode as context
 from segflow._ops import shape as so
@@ -315,3 +316,6 @@ register_op("Pack", inputs=("values*",), attrs={"T": "values"}, infer=_infer_pac
 def stack(values, axis=0, name="stack"):
     """Stacks same-shaped tensors along a new `axis`."""
     return apply_op("Pack", list(values), axis=axis, name=name)
+
+
+hooks.concat = concat

@@ -4,7 +4,8 @@ import numpy as np
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.tensor import Tensor
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput
 
 __all__ = ["matmul"]

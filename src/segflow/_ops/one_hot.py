@@ -4,7 +4,8 @@ from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, _DTypeError, _OpStub as _Stub, apply_op, check_alloc, register_op
+from segflow._core.apply import apply_op, check_alloc
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids
 
 
@@ -125,14 +126,14 @@ def _one_hot_depth(depth, name):
     non-numeric or out-of-int32 depth raises, as TensorFlow refuses it (TypeError: "Value passed
     to parameter 'depth' has DataType float32 not in list of allowed values: int32")."""
     arr = np.asarray(depth)
-    stub = _Stub("OneHot", name)
+    stub = errors.OpName("OneHot", name)
     if arr.dtype.kind not in "iu":
         if arr.dtype.kind in "fcb":     # a Python float is float32 to TF
             dt = "float32" if isinstance(depth, float) else dtypes.as_dtype(arr.dtype).name
             got = f"{depth!r} of DataType {dt}"
         else:
             got = repr(depth)
-        raise errors.invalid_input(stub, "depth", f"must be an int32 scalar, got {got}", cls=_DTypeError)
+        raise errors.invalid_input(stub, "depth", f"must be an int32 scalar, got {got}", cls=errors.DTypeError)
     if arr.size and not (arr.min() >= -2**31 and arr.max() < 2**31):
         raise errors.invalid_input(stub, "depth", f"depth = {arr.reshape(-1)[0] if arr.size == 1 else arr.tolist()} "
                                                   "does not fit in int32")

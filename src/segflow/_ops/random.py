@@ -24,7 +24,8 @@ from segflow._core.graph import get_default_graph, name_scope
 from segflow._core.registry import NotDifferentiable
 from segflow._core.tensor import Tensor
 from segflow._core import apply as op_def, fold as tensor_util
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput
 from segflow._ops import elementwise as cw
 from segflow._ops import shape as so

@@ -12,7 +12,8 @@ from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
 from segflow._ops import elementwise as math_ops
 from segflow._ops import cast as cast_ops
@@ -311,3 +312,6 @@ def add_n(inputs, name=None):
         x = inputs[0]
         return convert_to_tensor(x) if not isinstance(x, Tensor) else x
     return apply_op("AddN", inputs, name=name)
+
+
+hooks.add_n = add_n

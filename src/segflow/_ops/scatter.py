@@ -11,7 +11,8 @@ import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, accumulator_dtype, ids, scatter
 
 __all__ = ["scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",

@@ -21,7 +21,8 @@ from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, _DTypeError, _OpStub, apply_op, check_alloc, register_op
+from segflow._core.apply import apply_op, check_alloc
+from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput, segment
 from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
@@ -560,13 +561,13 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
         # arr's dtype is checked before its values are read: a float (NaN, inf, 1e30) value must
         # never reach int() or a size computation
         if arr.dtype not in dtypes.INDEX:
-            raise errors.invalid_input(_OpStub("Bincount", name), "arr", f"dtype {arr.dtype.name} is not supported "
-                                       "(attr Tarr: one of int32, int64)", cls=_DTypeError)
+            raise errors.invalid_input(errors.OpName("Bincount", name), "arr", f"dtype {arr.dtype.name} is not supported "
+                                       "(attr Tarr: one of int32, int64)", cls=errors.DTypeError)
         weighted = weights is not None
         if weighted:
             weights = convert_to_tensor(weights)
             if not arr.shape.is_compatible_with(weights.shape):
-                raise errors.invalid_input(_OpStub("Bincount", name), "weights", f"shape {weights.shape} must equal "
+                raise errors.invalid_input(errors.OpName("Bincount", name), "weights", f"shape {weights.shape} must equal "
                                            f"arr shape {arr.shape}")
         size = _bincount_size(arr, minlength, maxlength)
         if weights is None:
@@ -586,7 +587,7 @@ def _bincount_size(arr, minlength, maxlength):
         if hi is not None:
             size = min(size, _int_value(hi, "maxlength"))  # a negative maxlength reaches the op, which refuses it
         if size > _INT64_MAX:       # max(arr) = 2**63 - 1 and no maxlength: 2**63 bins
-            raise errors.invalid_input(_OpStub("Bincount", None), "arr", f"max(arr) + 1 = {size} bins do not fit "
+            raise errors.invalid_input(errors.OpName("Bincount", None), "arr", f"max(arr) + 1 = {size} bins do not fit "
                                        "in int64")
         return np.asarray(size, np.int64 if abs(size) >= 2**31 else np.int32)
     # In int64: max(arr) + 1 of an int64 arr (or of an int32 arr holding 2**31 - 1) never wraps;
@@ -623,3 +624,6 @@ def densify_indexed_slices(value, name=None):
     """The dense tensor an IndexedSlices stands for: its values summed into rows with
     unsorted_segment_sum (repeated indices add up)."""
     return unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
+
+
+hooks.densify = densify_indexed_slices

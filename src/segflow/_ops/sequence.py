@@ -5,7 +5,8 @@ from segflow._core import dtypes, errors
 from segflow._core.registry import NotDifferentiable
 from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput
 from segflow._ops.cast import cast
 

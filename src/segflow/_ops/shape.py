@@ -8,7 +8,8 @@ from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, _OpStub as _Stub, apply_op, check_alloc, register_op, resource_exhausted
+from segflow._core.apply import apply_op, check_alloc, resource_exhausted
+from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
 from segflow._ops.cast import cast
 
@@ -210,7 +211,7 @@ def _filled(shape, dtype, value, name):
             except MemoryError as e:
                 raise resource_exhausted("Fill", name, e) from None
             except BadInput as e:
-                raise errors.invalid_input(_Stub("Fill", name), e.input_name, e.message) from None
+                raise errors.invalid_input(errors.OpName("Fill", name), e.input_name, e.message) from None
     return fill(shape, scalar, name=name)
 
 
@@ -395,3 +396,4 @@ def broadcast_to(input, shape, name=None):
     return apply_op("BroadcastTo", input, _shape_arg(shape), name=name)
 
 
+hooks.zeros_like = zeros_like

@@ -11,7 +11,8 @@ from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput
 from segflow._ops import cast as cast_ops
 from segflow._ops import transpose as transpose_ops

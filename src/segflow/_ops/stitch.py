@@ -10,7 +10,8 @@ import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core import fold as tensor_util
-from segflow._core.apply import TensorSpec, _DTypeError, _OpStub, apply_op, memory_limit, register_op
+from segflow._core.apply import apply_op, memory_limit
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids, index_text
 from segflow.kernels import unique as _unique_kernels
 from segflow._ops.shape import check_output_shape
@@ -84,7 +85,7 @@ def _check_out_idx(op, out_idx):
         dt = None
     if dt not in dtypes.INDEX:
         got = dt.name if dt is not None else repr(out_idx)
-        raise errors.invalid_op(op, f"attr 'out_idx' must be int32 or int64, not {got}", cls=_DTypeError)
+        raise errors.invalid_op(op, f"attr 'out_idx' must be int32 or int64, not {got}", cls=errors.DTypeError)
     return dt
 
 
@@ -112,14 +113,14 @@ def unique(x, out_idx=dtypes.int32, name=None):
     Raises:
       InvalidArgumentError: x is not 1-D.
     """
-    out_idx = _check_out_idx(_OpStub("Unique", name), out_idx)
+    out_idx = _check_out_idx(errors.OpName("Unique", name), out_idx)
     y, idx = apply_op("Unique", x, out_idx=out_idx, name=name)
     return UniqueOutput(y, idx)
 
 
 def unique_with_counts(x, out_idx=dtypes.int32, name=None):
     """Like `unique`, with `count[j]`: how many elements of x equal y[j]."""
-    out_idx = _check_out_idx(_OpStub("UniqueWithCounts", name), out_idx)
+    out_idx = _check_out_idx(errors.OpName("UniqueWithCounts", name), out_idx)
     y, idx, count = apply_op("UniqueWithCounts", x, out_idx=out_idx, name=name)
     return UniqueWithCountsOutput(y, idx, count)
 
@@ -256,7 +257,7 @@ def _check_num_partitions_attr(op, num_partitions):
     if problem is None:
         return int(num_partitions)
     kind, message = problem
-    cls = {"type": _DTypeError, "value": errors.InvalidArgumentError, "memory": errors.ResourceExhaustedError}[kind]
+    cls = {"type": errors.DTypeError, "value": errors.InvalidArgumentError, "memory": errors.ResourceExhaustedError}[kind]
     raise errors.invalid_op(op, message, cls=cls)
 
 
@@ -305,5 +306,5 @@ register_op("DynamicPartition", inputs=("data", "partitions"), attrs={"T": "data
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """Splits the rows of `data` by `partitions`: output p holds the rows (in order) whose partition
     id is p. `partitions.shape` must be a prefix of `data.shape`; ids must be in [0, num_partitions)."""
-    num_partitions = _check_num_partitions_attr(_OpStub("DynamicPartition", name), num_partitions)
+    num_partitions = _check_num_partitions_attr(errors.OpName("DynamicPartition", name), num_partitions)
     return apply_op("DynamicPartition", data, partitions, num_partitions=num_partitions, name=name)

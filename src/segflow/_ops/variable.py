@@ -30,7 +30,8 @@ from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.mode import get_default_session
 from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._core.tensor import EagerTensor, Tensor, _Reference
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, gather, ids, scatter
 from segflow._ops import join as join_ops
 from segflow._ops import shape as so

@@ -1,6 +1,6 @@
 """`tensor.Tensor(value)`: the early eager API's constructor (a face over segflow._ops.constant)."""
-from segflow._ops.constant import eager_tensor as Tensor
+from segflow._ops.constant import eager_tensor
 
 __all__ = [
-    "Tensor"
+    'eager_tensor'
 ]

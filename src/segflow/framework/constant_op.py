@@ -1,6 +1,7 @@
 """TensorFlow's `constant_op` module name: a face over segflow._ops.constant."""
-from segflow._ops.constant import constant, to_numpy, eager_tensor
+from segflow._ops.constant import constant
+from segflow._core.convert import to_numpy
 
 __all__ = [
-    'constant', 'to_numpy', 'eager_tensor'
+    'constant', 'to_numpy'
 ]

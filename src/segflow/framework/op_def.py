@@ -1,10 +1,10 @@
-"""Defining ops (`register_op`) and running them (`apply_op`): a face over segflow._core.apply."""
+"""Defining ops (`register_op`) and running them (`apply_op`): a face over segflow._core.registry and segflow._core.apply."""
+from segflow._core.registry import register_op, lookup_op, list_ops, OpDef, TensorSpec, regroup_inputs
 from segflow._core.apply import (
-    register_op, lookup_op, apply_op, TensorSpec, OpDef, ExecState, list_ops, check_alloc,
-    resource_exhausted, AllocationTooLarge, memory_limit, regroup_inputs
+    apply_op, ExecState, check_alloc, memory_limit, resource_exhausted, AllocationTooLarge
 )
 
 __all__ = [
-    'register_op', 'lookup_op', 'apply_op', 'TensorSpec', 'OpDef', 'ExecState', 'list_ops',
-    'check_alloc', 'resource_exhausted', 'AllocationTooLarge', 'memory_limit', 'regroup_inputs'
+    'register_op', 'lookup_op', 'list_ops', 'OpDef', 'TensorSpec', 'regroup_inputs', 'apply_op',
+    'ExecState', 'check_alloc', 'memory_limit', 'resource_exhausted', 'AllocationTooLarge'
 ]

@@ -1,10 +1,11 @@
 """TensorFlow's `gradients_util` module name: a face over the backward walk's helpers."""
-from segflow._core.gradients_util import (
-    AggregationMethod, UnconnectedGradients, aggregate, is_backpropagatable, call_grad_fn,
-    lookup_grad_fn
+from segflow._core.backward import (
+    backward, graph_ops_between, dense_targets, check_unconnected, aggregate, call_grad_fn,
+    lookup_grad_fn, is_backpropagatable, AggregationMethod, UnconnectedGradients
 )
 
 __all__ = [
-    'AggregationMethod', 'UnconnectedGradients', 'aggregate', 'is_backpropagatable', 'call_grad_fn',
-    'lookup_grad_fn'
+    'backward', 'graph_ops_between', 'dense_targets', 'check_unconnected', 'aggregate',
+    'call_grad_fn', 'lookup_grad_fn', 'is_backpropagatable', 'AggregationMethod',
+    'UnconnectedGradients'
 ]

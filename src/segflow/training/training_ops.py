@@ -23,7 +23,8 @@ import math
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import NotDifferentiable
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids, scatter
 from segflow.kernels import training as training_kernels
 from segflow._ops import variable as rvo

@@ -12,7 +12,8 @@ from segflow.framework.ops import (Graph, GraphKeys, IndexedSlices, IndexedSlice
                                    get_collection, get_collection_ref, get_default_graph, name_scope,
                                    no_gradient, reset_default_graph)
 from segflow._ops.constant import constant
-from segflow._core.apply import TensorSpec, apply_op, register_op
+from segflow._core.apply import apply_op
+from segflow._core.registry import TensorSpec, register_op
 from segflow.eager.context import disable_eager_execution, enable_eager_execution, executing_eagerly
 from segflow._ops.backprop import GradientTape
 from segflow._core.session import InteractiveSession, Session
