@@ -24,7 +24,8 @@ from segflow import train
 from segflow.client.session import Session
 from segflow.framework import ops
 from segflow.ops import array_ops, math_ops
-from segflow.training import adam, optimizer
+from segflow.ops import control_flow_ops
+from segflow.training import adam
 
 ROWS, DIM, BATCH = 1_000_000, 64, 10_000
 TABLE_BYTES = ROWS * DIM * 4                # 256 MB
@@ -118,7 +119,7 @@ class _UnfusedAdam(adam.AdamOptimizer):
         lr, b1, b2, eps = self._hyper(var)
         m_t, v_t = self._decayed_moments(grad, var, b1, b2)
         update = var.assign_sub(lr * m_t / (math_ops.sqrt(v_t) + eps), read_value=False)
-        return optimizer._group(update, m_t, v_t)
+        return control_flow_ops.group(update, m_t, v_t)
 
 
 class _UnfusedLazyAdam(adam.LazyAdamOptimizer):
@@ -133,7 +134,7 @@ class _UnfusedLazyAdam(adam.LazyAdamOptimizer):
         m_t = m.scatter_update(ops.IndexedSlices(m_rows, idx))
         v_t = v.scatter_update(ops.IndexedSlices(v_rows, idx))
         update = var.scatter_sub(ops.IndexedSlices(lr * m_rows / (math_ops.sqrt(v_rows) + eps), idx))
-        return optimizer._group(update, m_t, v_t)
+        return control_flow_ops.group(update, m_t, v_t)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])

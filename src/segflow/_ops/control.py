@@ -11,7 +11,7 @@ from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import NotDifferentiable
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import apply_op
-from segflow._core.registry import TensorSpec, register_op
+from segflow._core.registry import register_op
 from segflow._ops import shape as so
 from segflow.util import nest
 

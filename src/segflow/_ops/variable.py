@@ -37,7 +37,6 @@ from segflow._ops import join as join_ops
 from segflow._ops import shape as so
 from segflow._ops import constant as constant_op
 from segflow._ops import gather as gather_ops
-from segflow._ops import control as control_flow_ops
 
 __all__ = ["ResourceVariable", "read_variable_op", "assign_variable_op", "assign_add_variable_op",
            "assign_sub_variable_op", "resource_gather", "variable_shape", "var_is_initialized_op",
@@ -999,21 +998,6 @@ def is_resource_variable(var):
 # Grouping initializers; reporting uninitialized variables
 
 
-register_op("GroupDependencies", inputs=(), infer=lambda op: [], kernel=lambda: (), num_outputs=0)
-
-
-def _group(initializers, name="init"):
-    """One op that runs every op of `initializers` (graph mode)."""
-    try:
-        group = control_flow_ops.group
-    except (ImportError, AttributeError):
-        group = None
-    if group is not None:
-        return group(*initializers, name=name)
-    with control_dependencies([op for op in initializers if op is not None]):
-        return _apply_no_output("GroupDependencies", name=name)
-
-
 def _report_kernel(state, resources, names=()):
     return np.array([n for n, r in zip(names, resources) if _res(r).value is None], dtype=object)
 
@@ -1023,7 +1007,8 @@ register_op("ReportUninitializedVariables", inputs=("resources*",),
             kernel=_report_kernel, stateful=True, defaults={"names": ()})
 
 
-def _report_uninitialized(var_list, name):
+def report_uninitialized(var_list, name):
+    """A string tensor naming the variables of `var_list` that hold no value yet."""
     if context._state.eager:
         return convert_to_tensor(np.array([], dtype=object))
     if not var_list:

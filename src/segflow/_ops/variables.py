@@ -6,9 +6,9 @@ their initializers.
 """
 from segflow._core import mode as context
 from segflow._core.graph import GraphKeys, get_collection
-from segflow._ops.variable import ResourceVariable, _UnreadVariable  # noqa: F401
-from segflow._ops.variable import _group
-from segflow._ops.variable import _report_uninitialized
+from segflow._ops.variable import ResourceVariable
+from segflow._ops.control import group
+from segflow._ops.variable import report_uninitialized
 
 __all__ = ["Variable", "ResourceVariable", "RefVariable", "VariableV1", "global_variables", "local_variables",
            "trainable_variables", "model_variables", "moving_average_variables", "all_variables",
@@ -67,7 +67,7 @@ def variables_initializer(var_list, name="init"):
     initialized when created."""
     if context.executing_eagerly():
         return None
-    return _group([v.initializer for v in var_list], name=name)
+    return group([v.initializer for v in var_list], name=name)
 
 
 initialize_variables = variables_initializer
@@ -101,4 +101,4 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     string tensor (graph mode)."""
     if var_list is None:
         var_list = global_variables() + local_variables()
-    return _report_uninitialized(var_list, name)
+    return report_uninitialized(var_list, name)

@@ -4,7 +4,7 @@ from segflow._ops.variable import (
     assign_sub_variable_op, resource_gather, variable_shape, var_is_initialized_op,
     resource_scatter_update, resource_scatter_add, resource_scatter_sub, resource_scatter_mul,
     resource_scatter_div, resource_scatter_min, resource_scatter_max, resource_scatter_nd_update,
-    resource_scatter_nd_add, resource_scatter_nd_sub, is_resource_variable
+    resource_scatter_nd_add, resource_scatter_nd_sub, is_resource_variable, report_uninitialized
 )
 
 __all__ = [
@@ -13,5 +13,5 @@ __all__ = [
     'resource_scatter_update', 'resource_scatter_add', 'resource_scatter_sub',
     'resource_scatter_mul', 'resource_scatter_div', 'resource_scatter_min', 'resource_scatter_max',
     'resource_scatter_nd_update', 'resource_scatter_nd_add', 'resource_scatter_nd_sub',
-    'is_resource_variable'
+    'is_resource_variable', 'report_uninitialized'
 ]

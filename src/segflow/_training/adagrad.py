@@ -1,0 +1,62 @@
+"""Adagrad (TF1's `AdagradOptimizer`, the `ApplyAdagrad` kernel's formulas)."""
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._ops import elementwise as math_ops
+from segflow._ops import control as control_flow_ops
+from segflow._training import optimizer
+from segflow._ops import cast as cast_ops
+from segflow._ops import gather as gather_ops
+
+__all__ = ["AdagradOptimizer"]
+
+
+class AdagradOptimizer(optimizer.Optimizer):
+    """Adagrad; slot "accumulator" per variable, starting at `initial_accumulator_value`:
+
+        accum += grad ** 2
+        var   -= lr * grad / sqrt(accum)
+
+    A row whose gradient is zero does not change, so the sparse update (duplicates summed, then
+    gathered rows only) equals the dense one.
+
+    Args:
+      learning_rate: a float, a scalar tensor, or a callable returning one.
+      initial_accumulator_value: positive float.
+    Raises:
+      ValueError: `initial_accumulator_value` is not positive.
+    """
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError(f"initial_accumulator_value must be positive: {initial_accumulator_value}")
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_accumulator_value = initial_accumulator_value
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            dtype = v.dtype.base_dtype
+            self._get_or_make_slot_with_initializer(v, self._initial_accumulator_value, v.shape, dtype,
+                                                    "accumulator", self._name)
+
+    def _prepare(self):
+        self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),
+                                                           name="learning_rate")
+
+    def _apply_dense(self, grad, var):
+        lr = cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
+        acc = self.get_slot(var, "accumulator")
+        acc_t = acc.assign_add(grad * grad, use_locking=self._use_locking)
+        var_update = var.assign_sub(lr * grad / math_ops.sqrt(acc_t), use_locking=self._use_locking,
+                                    read_value=False)
+        return control_flow_ops.group(var_update, acc_t)
+
+    def _apply_sparse(self, grad, var):
+        lr = cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
+        acc = self.get_slot(var, "accumulator")
+        idx, g = grad.indices, grad.values
+        acc_rows = gather_ops.gather(acc, idx) + g * g
+        acc_t = acc.scatter_update(IndexedSlices(acc_rows, idx), use_locking=self._use_locking)
+        var_update = var.scatter_sub(IndexedSlices(lr * g / math_ops.sqrt(acc_rows), idx),
+                                     use_locking=self._use_locking)
+        return control_flow_ops.group(var_update, acc_t)

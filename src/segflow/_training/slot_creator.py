@@ -1,0 +1,121 @@
+"""Slot variables: per-variable optimizer state (momentum, Adam's moments) named after the primary.
+
+A slot has the primary's shape and dtype, is not trainable, and is created outside any control
+dependencies and colocated with its primary, as TF1's `slot_creator` does. In graph mode it is a
+global variable, so `global_variables_initializer()` created after the optimizer's
+`minimize`/`apply_gradients` initializes it.
+"""
+import numpy as np
+
+from segflow._core import mode as context
+from segflow._core import dtypes
+from segflow._core.graph import colocate_with, control_dependencies
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.tensor import Tensor
+from segflow._ops import variables
+from segflow._ops import shape as array_ops
+from segflow._core import shapes as tensor_shape
+
+__all__ = ["create_slot", "create_slot_with_initializer", "create_zeros_slot"]
+
+
+def _primary_name(primary):
+    """The name slots are named after: the variable's op name ("dense/kernel"), eagerly its name
+    without the output index."""
+    if not context.executing_eagerly():
+        op = getattr(primary, "op", None)
+        if op is not None:
+            return op.name
+    name = getattr(primary, "name", None) or "Variable"
+    return name.rsplit(":", 1)[0] if ":" in name else name
+
+
+class _SlotScope:
+    """Outside control dependencies, colocated with the primary (graph mode); nothing eagerly."""
+
+    def __init__(self, primary, colocate):
+        self._primary = primary
+        self._colocate = colocate
+        self._ctxs = []
+
+    def __enter__(self):
+        if context.executing_eagerly():
+            return self
+        self._ctxs = [control_dependencies(None)]
+        if self._colocate:
+            self._ctxs.append(colocate_with_variable(self._primary))
+        for c in self._ctxs:
+            c.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        for c in reversed(self._ctxs):
+            c.__exit__(*exc)
+        return False
+
+
+def colocate_with_variable(var):
+    """`colocate_with` for a variable (its op in graph mode); a no-op eagerly or when the
+    variable has no op."""
+    if context.executing_eagerly():
+        return colocate_with(None)
+    target = None
+    try:
+        target = var.op
+    except (AttributeError, ValueError):
+        pass
+    if target is None and isinstance(var, (Tensor, IndexedSlices)):
+        target = var
+    if target is None:
+        return _Null()
+    return colocate_with(target)
+
+
+class _Null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _make_variable(initial_value, name, dtype):
+    return variables.Variable(initial_value, trainable=False, name=name, dtype=dtype)
+
+
+def create_slot(primary, val, name, colocate_with_primary=True):
+    """A slot of `primary` named `<primary>/<name>`, initialized to `val` (array or tensor)."""
+    with _SlotScope(primary, colocate_with_primary):
+        return _make_variable(val, f"{_primary_name(primary)}/{name}", None)
+
+
+def create_slot_with_initializer(primary, initializer, shape, dtype, name, colocate_with_primary=True):
+    """A slot of `primary` initialized by `initializer`: a callable `(shape, dtype=...)` (TF's
+    initializer objects) or a constant value broadcast to `shape`."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    shape = _shape_list(shape)
+    with _SlotScope(primary, colocate_with_primary):
+        if callable(initializer):
+            value = initializer(shape, dtype=dtype)
+        elif isinstance(initializer, Tensor):
+            value = initializer
+        elif context.executing_eagerly():
+            value = np.full(shape, initializer, dtype=dtype.as_numpy_dtype)
+        else:   # a Fill node, not a table-sized constant in the graph
+            value = array_ops.fill(shape, np.array(initializer, dtype=dtype.as_numpy_dtype))
+        return _make_variable(value, f"{_primary_name(primary)}/{name}", dtype)
+
+
+def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
+    """A slot of `primary` holding zeros of its shape (and dtype, unless `dtype` is given)."""
+    dtype = dtypes.as_dtype(dtype or primary.dtype).base_dtype
+    shape = primary.shape
+    if shape.is_fully_defined():
+        return create_slot_with_initializer(primary, 0, shape, dtype, name, colocate_with_primary)
+    with _SlotScope(primary, colocate_with_primary):
+        value = array_ops.zeros(array_ops.shape(primary.read_value()), dtype=dtype)
+        return _make_variable(value, f"{_primary_name(primary)}/{name}", dtype)
+
+
+def _shape_list(shape):
+    return [int(d) for d in tensor_shape.as_shape(shape).as_list()]
