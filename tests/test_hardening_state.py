@@ -82,7 +82,7 @@ def test_resource_ops_reject_float_indices_in_the_kernel():
     """The kernels check the dtype themselves too: a caller that bypasses apply_op (a Session
     fed through an op whose dtype attr is unchecked) still cannot pass a float index."""
     from segflow.kernels import BadInput
-    from segflow._ops import variable as rvo
+    from segflow._ops import variable_ops as rvo
     v = sf.Variable(TABLE)
     with pytest.raises(BadInput, match=r"indices has dtype float32; indices must be int32 or int64"):
         rvo._resource_gather_kernel(None, v.handle.numpy(), np.array([np.nan], np.float32), sf.float32)

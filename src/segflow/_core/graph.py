@@ -552,22 +552,17 @@ class name_scope:
 op_scope = name_scope
 
 
-@contextlib.contextmanager
-def _noop_scope():
-    yield
-
-
 def device(device_name):
     """`with ops.device("/cpu:0"):` records the device on ops built inside (execution is on the CPU)."""
     if _ctx_shared.all_eager or _ctx_state.eager:
-        return _noop_scope()
+        return contextlib.nullcontext()
     return get_default_graph().device(device_name)
 
 
 def colocate_with(op, ignore_existing=False):
     """`with ops.colocate_with(t):` places ops built inside with `t`'s op (recorded, graph mode)."""
     if _ctx_shared.all_eager or _ctx_state.eager:
-        return _noop_scope()
+        return contextlib.nullcontext()
     return get_default_graph().colocate_with(op, ignore_existing)
 
 
@@ -577,7 +572,7 @@ def control_dependencies(control_inputs):
     Eagerly, ops already ran in program order, so this is a no-op.
     """
     if _ctx_shared.all_eager or _ctx_state.eager:
-        return _noop_scope()
+        return contextlib.nullcontext()
     return get_default_graph().control_dependencies(control_inputs)
 
 

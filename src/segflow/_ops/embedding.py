@@ -14,7 +14,7 @@ from segflow._ops.sparse_tensor import SparseTensor
 from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
 from segflow._ops.sequence import range as range_
-from segflow._ops.variable import variable_shape
+from segflow._ops.variable_ops import variable_shape
 
 __all__ = ["embedding_lookup", "embedding_lookup_v2", "embedding_lookup_sparse", "embedding_lookup_sparse_v2",
            "safe_embedding_lookup_sparse"]

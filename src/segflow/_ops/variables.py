@@ -8,7 +8,7 @@ from segflow._core import mode as context
 from segflow._core.graph import GraphKeys, get_collection
 from segflow._ops.variable import ResourceVariable
 from segflow._ops.control import group
-from segflow._ops.variable import report_uninitialized
+from segflow._ops.variable_ops import report_uninitialized
 
 __all__ = ["Variable", "ResourceVariable", "RefVariable", "VariableV1", "global_variables", "local_variables",
            "trainable_variables", "model_variables", "moving_average_variables", "all_variables",

@@ -5,6 +5,7 @@ dependencies and colocated with its primary, as TF1's `slot_creator` does. In gr
 global variable, so `global_variables_initializer()` created after the optimizer's
 `minimize`/`apply_gradients` initializes it.
 """
+import contextlib
 import numpy as np
 
 from segflow._core import mode as context
@@ -67,16 +68,8 @@ def colocate_with_variable(var):
     if target is None and isinstance(var, (Tensor, IndexedSlices)):
         target = var
     if target is None:
-        return _Null()
+        return contextlib.nullcontext()
     return colocate_with(target)
-
-
-class _Null:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _make_variable(initial_value, name, dtype):

@@ -18,6 +18,7 @@ validated before anything is written.
 updated and written back, their var rows moved), in one pass over those rows in place
 (kernels/training.py), with the arithmetic of the unfused gather / scatter_update / scatter_sub ops.
 """
+import contextlib
 import math
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
@@ -27,7 +28,7 @@ from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids, scatter
 from segflow.kernels import training as training_kernels
-from segflow._ops import variable as rvo
+from segflow._ops import variable_ops as rvo
 
 __all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam", "check_gradient"]
 
@@ -53,7 +54,7 @@ def _validated(rv, rm, rs, grad, indices):
         if r.peek().shape != table.shape or r.peek().dtype != table.dtype:
             raise BadInput(name, f"shape {r.peek().shape} / dtype {r.peek().dtype} differs from var "
                                  f"'{rv.name}' ({table.shape}, {table.dtype})")
-    rows, g = rvo._rows_and_updates(rv, table, indices, grad)
+    rows, g = rvo.rows_and_updates(rv, table, indices, grad)
     n = table.shape[0]
     d = math.prod(table.shape[1:])
     return (rv.writable().reshape(n, d), rm.writable().reshape(n, d), rs.writable().reshape(n, d), rows,
@@ -63,8 +64,8 @@ def _validated(rv, rm, rs, grad, indices):
 def _sparse_apply_kernel(step):
     """A fused step on var, m, v holding their locks: validate everything, then `step` in place."""
     def kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
-        resources = rvo._res(var), rvo._res(m), rvo._res(v)
-        with rvo._locked(*resources):
+        resources = rvo.resource_of(var), rvo.resource_of(m), rvo.resource_of(v)
+        with rvo.locked(*resources):
             W, M, V, rows, g = _validated(*resources, grad, indices)
             step(W, M, V, rows, g, lr, beta1, beta2, epsilon)
         return ()
@@ -105,8 +106,8 @@ def resource_sparse_apply_adam(var, m, v, lr, beta1, beta2, epsilon, grad, indic
     grad: `indices.shape + var.shape[1:]`. Returns the Operation (graph), None (eagerly).
     """
     ctrl = getattr(var, "_ctrl", None)
-    with (ctrl() if ctrl is not None else rvo._null_ctx()):
-        return rvo._apply_no_output("ResourceSparseApplyAdam", var.handle, m.handle, v.handle, lr, beta1, beta2,
+    with (ctrl() if ctrl is not None else contextlib.nullcontext()):
+        return rvo.apply_no_output("ResourceSparseApplyAdam", var.handle, m.handle, v.handle, lr, beta1, beta2,
                                     epsilon, grad, indices, name=name)
 
 
@@ -114,8 +115,8 @@ def resource_sparse_apply_lazy_adam(var, m, v, lr, beta1, beta2, epsilon, grad, 
     """LazyAdam's sparse step on the rows `indices` of variables var, m, v (see the module docstring).
     Returns the Operation (graph), None (eagerly)."""
     ctrl = getattr(var, "_ctrl", None)
-    with (ctrl() if ctrl is not None else rvo._null_ctx()):
-        return rvo._apply_no_output("ResourceSparseApplyLazyAdam", var.handle, m.handle, v.handle, lr, beta1,
+    with (ctrl() if ctrl is not None else contextlib.nullcontext()):
+        return rvo.apply_no_output("ResourceSparseApplyLazyAdam", var.handle, m.handle, v.handle, lr, beta1,
                                     beta2, epsilon, grad, indices, name=name)
 
 
@@ -124,8 +125,8 @@ def resource_sparse_apply_lazy_adam(var, m, v, lr, beta1, beta2, epsilon, grad, 
 
 
 def _infer_check_sparse_gradient(op, var, values, indices):
-    rvo._check_handle(op, var)
-    shape = rvo._handle_shape(var)
+    rvo.check_handle(op, var)
+    shape = rvo.handle_shape(var)
     if shape.rank == 0:
         raise errors.invalid_input(op, "var", "is a scalar variable: it has no rows to update sparsely")
     if shape.rank is not None and indices.shape.rank is not None:
@@ -137,7 +138,7 @@ def _infer_check_sparse_gradient(op, var, values, indices):
 
 
 def _check_sparse_gradient_kernel(state, var, values, indices):
-    res = rvo._res(var)
+    res = rvo.resource_of(var)
     with res.lock:
         shape = res.peek().shape
     if not shape:
@@ -158,15 +159,15 @@ NotDifferentiable("CheckSparseGradient")
 
 
 def _infer_check_dense_gradient(op, var, grad):
-    rvo._check_handle(op, var)
-    if not rvo._handle_shape(var).is_compatible_with(grad.shape):
+    rvo.check_handle(op, var)
+    if not rvo.handle_shape(var).is_compatible_with(grad.shape):
         raise errors.invalid_input(op, "grad", f"shape {grad.shape} differs from the variable's shape "
-                                   f"{rvo._handle_shape(var)}")
+                                   f"{rvo.handle_shape(var)}")
     return [TensorSpec(grad.dtype, grad.shape)]
 
 
 def _check_dense_gradient_kernel(state, var, grad):
-    res = rvo._res(var)
+    res = rvo.resource_of(var)
     with res.lock:
         shape = res.peek().shape
     if grad.shape != shape:

@@ -4,7 +4,8 @@ from segflow._ops.state import (
     scatter_div, scatter_min, scatter_max, scatter_nd_update, scatter_nd_add, scatter_nd_sub,
     batch_scatter_update, is_variable_initialized, variables_initializer, is_variable
 )
-from segflow._ops.variable import ResourceVariable, is_resource_variable, variable_shape
+from segflow._ops.variable import ResourceVariable, is_resource_variable
+from segflow._ops.variable_ops import variable_shape
 
 __all__ = [
     'assign', 'assign_add', 'assign_sub', 'scatter_update', 'scatter_add', 'scatter_sub',

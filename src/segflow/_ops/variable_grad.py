@@ -1,0 +1,34 @@
+"""Gradients of variable reads: the handle is the variable's gradient source (ReadVariableOp, ResourceGather)."""
+from segflow._core import dtypes
+from segflow._core.convert import convert_to_tensor
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import NotDifferentiable, RegisterGradient
+from segflow._ops import join as join_ops
+from segflow._ops import shape as so
+from segflow._ops.variable_ops import SCATTER_OPS, variable_shape
+
+
+# ----------------------------------------------------------------------------------------------
+# Gradients of reads (the handle is the variable's gradient source)
+
+
+@RegisterGradient("ReadVariableOp")
+def _read_grad(op, grad):
+    return grad
+
+
+@RegisterGradient("ResourceGather")
+def _resource_gather_grad(op, grad):
+    # Only the gathered rows get gradient: an IndexedSlices over the table's shape.
+    handle, indices = op.inputs
+    if isinstance(grad, IndexedSlices):
+        grad = convert_to_tensor(grad)
+    params_shape = variable_shape(handle, out_type=dtypes.int64)
+    size = so.reshape(so.size(indices, out_type=dtypes.int64), [1])
+    values = so.reshape(grad, join_ops.concat([size, params_shape[1:]], 0))
+    return [IndexedSlices(values, so.reshape(indices, [-1]), params_shape), None]
+
+
+for _name in ("VarHandleOp", "VariableShape", "VarIsInitializedOp", "AssignVariableOp", "AssignAddVariableOp",
+              "AssignSubVariableOp", *SCATTER_OPS.values()):
+    NotDifferentiable(_name)
