@@ -1,4 +1,4 @@
-"""Graph and the one Operation record; name scopes, devices, colocation, control dependencies and
+"""Graph (nodes are `Operation`s, _core/operation.py); name scopes, devices, colocation, control dependencies and
 collections (per thread, as in TF)."""
 
 import contextlib
@@ -9,154 +9,15 @@ import warnings
 
 from segflow._core import mode as context
 from segflow._core.indexed_slices import IndexedSlices
-from segflow._core.mode import _scope_state, get_default_session
+from segflow._core.mode import _scope_state
 from segflow._core.registry import _OPS, _gradient_registry
+from segflow._core.operation import Operation
 from segflow._core.tensor import EagerTensor, Tensor
 
-__all__ = ['Graph', 'GraphKeys', 'Operation', 'add_to_collection', 'add_to_collections', 'colocate_with', 'control_dependencies', 'device', 'disable_eager_execution', 'enable_eager_execution', 'executing_eagerly_outside_functions', 'get_collection', 'get_collection_ref', 'get_default_graph', 'inside_function', 'name_scope', 'op_scope', 'reset_default_graph', 'graph_mode']
+__all__ = ['Graph', 'GraphKeys', 'add_to_collection', 'add_to_collections', 'colocate_with', 'control_dependencies', 'device', 'disable_eager_execution', 'enable_eager_execution', 'executing_eagerly_outside_functions', 'get_collection', 'get_collection_ref', 'get_default_graph', 'inside_function', 'name_scope', 'op_scope', 'reset_default_graph', 'graph_mode']
 
 _ctx_state = context._state     # the calling thread's mode and graph stack (a threading.local)
 _ctx_shared = context._shared   # process-wide: `all_eager`
-
-# ----------------------------------------------------------------------------------------------
-# Operations
-
-
-_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
-
-
-class Operation:
-    """The one op record: a node of a Graph, or (with `graph` None) an eagerly executed op as a
-    GradientTape recorded it. Gradient functions see the same interface in every mode: `type`,
-    `name`, `inputs`, `outputs`, `get_attr(name)`, `graph`, `skip_input_indices`.
-
-    A graph op's `_id` orders it by creation (inputs exist before the ops that use them), the order
-    the backward walk relies on; a tape keeps its records in that order. `grad_fn` is set for
-    records of `custom_gradient` calls.
-    """
-
-    __slots__ = ("_graph", "_type", "_name", "inputs", "_attrs", "_opdef", "_input_counts", "_control_inputs",
-                 "_device", "_colocation", "_gradient_type", "outputs", "_id", "_kernel_attrs", "grad_fn",
-                 "skip_input_indices", "_const_cache", "__weakref__")
-
-    def __init__(self, graph, op_type, name, inputs, attrs, output_specs, opdef, input_counts=None,
-                 control_inputs=(), device="", colocation=None, kernel_attrs=None):
-        self._graph = graph
-        self._type = op_type
-        self._name = name
-        self.inputs = list(inputs)
-        self._attrs = attrs
-        self._opdef = opdef
-        self._input_counts = input_counts   # lengths of list inputs, in opdef order
-        self._control_inputs = list(control_inputs)
-        self._device = device
-        self._colocation = colocation
-        self._gradient_type = None
-        self._kernel_attrs = attrs if kernel_attrs is None else kernel_attrs
-        self.grad_fn = None
-        self.skip_input_indices = None      # inputs the current backward pass needs no gradient for
-        self._const_cache = None
-        self.outputs = [Tensor(self, i, dt, shp) for i, (dt, shp) in enumerate(output_specs)]
-        self._id = next(graph._op_ids)
-        for t in self.inputs:
-            t._consumers.append(self)
-
-    @classmethod
-    def _record(cls, opdef, inputs, outputs, attrs, input_counts=None, grad_fn=None):
-        """An eager record: `inputs` and `outputs` are EagerTensors, `attrs` the static attrs the
-        kernel ran with (dtype attrs are derived from the inputs by `get_attr`)."""
-        # Only what an eager record uses is set (this runs for every recorded op): the graph-only
-        # slots (_control_inputs, _device, _colocation, _gradient_type, _kernel_attrs, _const_cache)
-        # stay empty and the properties that read them answer for records themselves.
-        op = cls.__new__(cls)
-        op._graph = None
-        op._type = op._name = opdef.name if opdef is not None else "CustomGradient"
-        op.inputs = inputs
-        op._attrs = attrs
-        op._opdef = opdef
-        op._input_counts = input_counts
-        op.grad_fn = grad_fn
-        op.skip_input_indices = None
-        op.outputs = outputs     # (no _id: a tape's record list is its creation order)
-        return op
-
-    @property
-    def type(self):
-        return self._type
-
-    @property
-    def name(self):
-        return self._name
-
-    @property
-    def graph(self):
-        return self._graph
-
-    @property
-    def control_inputs(self):
-        return self._control_inputs if self._graph is not None else []
-
-    @property
-    def device(self):
-        return self._device if self._graph is not None else _CPU
-
-    @property
-    def node_def(self):
-        return {"name": self._name, "op": self._type, "input": [t.name for t in self.inputs]
-                + ["^" + c.name for c in self._control_inputs], "device": self._device,
-                "attr": dict(self._attrs)}
-
-    @property
-    def op_def(self):
-        return self._opdef
-
-    def colocation_groups(self):
-        return [f"loc:@{self._colocation or self._name}".encode()]
-
-    def get_attr(self, name):
-        attrs = self._attrs
-        if name in attrs:
-            return attrs[name]
-        # dtype attrs (T, Tindices, ...) are the dtype of the first input they name; N is the length
-        # of the first list input
-        opdef = self._opdef
-        if opdef is not None and name in opdef.attr_positions:
-            p = opdef.attr_positions[name][0]
-            flat_index = p
-            if opdef.has_list_input:
-                flat_index, counts = 0, iter(self._input_counts or ())
-                for q, is_list in enumerate(opdef.list_inputs):
-                    if q == p:
-                        break
-                    flat_index += next(counts) if is_list else 1
-            if flat_index < len(self.inputs):
-                return self.inputs[flat_index].dtype
-        if name == "N" and self._input_counts:
-            return self._input_counts[0]
-        raise ValueError(f"Operation '{self._name}' ({self._type}) has no attr named '{name}'. "
-                         f"It has: {sorted(attrs)}")
-
-    def _set_attr(self, name, value):
-        self._attrs[name] = value
-
-    def _add_control_input(self, op):
-        if op not in self._control_inputs:
-            self._control_inputs.append(op)
-
-    def run(self, feed_dict=None, session=None):
-        session = session or get_default_session()
-        if session is None:
-            raise ValueError("Cannot execute operation using `run()`: no default session is registered.")
-        session.run(self, feed_dict)
-
-    def values(self):
-        return tuple(self.outputs)
-
-    def __repr__(self):
-        if self._graph is None:
-            return f"<sf.Operation (eager record) type={self._type}>"
-        return f"<sf.Operation '{self._name}' type={self._type}>"
-
 
 # ----------------------------------------------------------------------------------------------
 # Graph
@@ -484,7 +345,6 @@ def reset_default_graph():
     if context._state.graph_stack:
         raise AssertionError("Do not use reset_default_graph() inside a `with graph.as_default()` block.")
     context._state.global_graph = Graph()
-
 
 
 def enable_eager_execution():

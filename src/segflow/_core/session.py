@@ -7,7 +7,8 @@ generators keep their state in the Session (`ExecState.resources`).
 import numpy as np
 
 from segflow._core import dtypes, errors, mode
-from segflow._core.graph import Operation, get_default_graph
+from segflow._core.graph import get_default_graph
+from segflow._core.operation import Operation
 from segflow._core.indexed_slices import IndexedSlices, IndexedSlicesValue
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import ExecState, resource_exhausted

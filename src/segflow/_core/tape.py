@@ -12,7 +12,7 @@ times a plain attribute, so hot paths test `_active.any` first (True while any t
 """
 import threading
 
-from segflow._core.graph import Operation
+from segflow._core.operation import Operation
 
 __all__ = ["Tape", "record", "push_tape", "pop_tape", "variable_accessed"]
 

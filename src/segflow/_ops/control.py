@@ -6,7 +6,8 @@ them. Eagerly, ops have already run in program order, so group and no_op return 
 import builtins
 
 from segflow._core import mode as context
-from segflow._core.graph import Operation, control_dependencies, get_default_graph, name_scope
+from segflow._core.graph import control_dependencies, get_default_graph, name_scope
+from segflow._core.operation import Operation
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import NotDifferentiable
 from segflow._core.tensor import EagerTensor, Tensor

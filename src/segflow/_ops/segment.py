@@ -1,4 +1,4 @@
-"""The segment-reduction family: unsorted, sorted and sparse segment reductions, and bincount.
+"""The segment-reduction family: unsorted, sorted and sparse segment reductions.
 
 Each op is one `register_op` call; kin ops share an inference function and differ in name and
 kernel (kernels/segment/). Gradients are in segment_grad.py.
@@ -17,17 +17,10 @@ value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow._core.convert import convert_to_tensor
-from segflow._core.graph import name_scope
-from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import apply_op, check_alloc
+from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, hooks, register_op
-from segflow.kernels import BadInput, segment
-from segflow._ops import cast as cast_ops
-from segflow._ops import join as join_ops
-from segflow._ops import reduce as ro, shape as so
-from segflow._ops import elementwise as cw
+from segflow.kernels import segment
 
 __all__ = [
     "unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max", "unsorted_segment_min",
@@ -35,24 +28,21 @@ __all__ = [
     "segment_sum", "segment_prod", "segment_max", "segment_min", "segment_mean",
     "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
     "sparse_segment_sum_with_num_segments", "sparse_segment_mean_with_num_segments",
-    "sparse_segment_sqrt_n_with_num_segments", "bincount",
+    "sparse_segment_sqrt_n_with_num_segments",
 ]
 
-_INT64_MAX = 2**63 - 1
 _SUM_TYPES = dtypes.NUMERIC                       # sum, prod: floats, ints, uints, complex
 _EXTREME_TYPES = dtypes.REAL_NUMERIC              # max, min
 _MEAN_TYPES = dtypes.FLOATING + dtypes.COMPLEX    # mean, sqrt_n
 _SPARSE_SUM_TYPES = dtypes.REAL_NUMERIC           # TF's SparseSegmentSum: real numbers
 _SPARSE_MEAN_TYPES = dtypes.FLOATING              # TF's SparseSegmentMean / SqrtN: floats
-_BINCOUNT_WEIGHTS = (dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16, dtypes.float32,
-                     dtypes.float64)
 
 
 # ----------------------------------------------------------------------------------------------
 # Inference
 
 
-def _static_count(op, t, name):
+def static_count(op, t, name):
     """The value of a scalar count input (int, or None until run time); checks dtype and rank."""
     if t.dtype not in dtypes.INDEX:
         raise errors.invalid_input(op, name, f"must be int32 or int64, not {t.dtype.name}")
@@ -77,7 +67,7 @@ def _infer_unsorted_segment(op, data, segment_ids, num_segments):
     if not tensor_shape.is_prefix(segment_ids.shape, data.shape):
         raise errors.invalid_input(op, "segment_ids", f"shape {segment_ids.shape} is not a prefix of data's "
                                    f"shape {data.shape}")
-    rows = _static_count(op, num_segments, "num_segments")
+    rows = static_count(op, num_segments, "num_segments")
     if data.shape.rank is None or segment_ids.shape.rank is None:
         return [TensorSpec(data.dtype, tensor_shape.unknown_shape())]
     return [TensorSpec(data.dtype, [rows] + _tail(data, segment_ids.shape.rank))]
@@ -134,7 +124,7 @@ def _infer_sparse_segment(op, data, indices, segment_ids, num_segments=None):
     _check_rows_input(op, data)
     _check_sparse_index_inputs(op, indices, segment_ids)
     if num_segments is not None:
-        rows = _static_count(op, num_segments, "num_segments")
+        rows = static_count(op, num_segments, "num_segments")
     else:
         rows = _sorted_rows(segment_ids)
     if data.shape.rank is None:
@@ -146,19 +136,10 @@ def _infer_sparse_segment_grad(op, grad, indices, segment_ids, output_dim0):
     if grad.shape.rank == 0:
         raise errors.invalid_input(op, "grad", f"must be at least 1-D, got shape {grad.shape}")
     _check_sparse_index_inputs(op, indices, segment_ids)
-    rows = _static_count(op, output_dim0, "output_dim0")
+    rows = static_count(op, output_dim0, "output_dim0")
     if grad.shape.rank is None:
         return [TensorSpec(grad.dtype, tensor_shape.unknown_shape())]
     return [TensorSpec(grad.dtype, [rows] + _tail(grad, 1))]
-
-
-def _infer_bincount(op, arr, size, weights, weighted=False):
-    if arr.dtype not in dtypes.INDEX:
-        raise errors.invalid_input(op, "arr", f"must be int32 or int64, not {arr.dtype.name}")
-    if weighted and not arr.shape.is_compatible_with(weights.shape):
-        raise errors.invalid_input(op, "weights", f"shape {weights.shape} must equal arr shape {arr.shape}")
-    rows = _static_count(op, size, "size")
-    return [TensorSpec(weights.dtype, [rows])]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -231,27 +212,6 @@ for _name, _kind, _types in (("SparseSegmentSum", "sum", _SPARSE_SUM_TYPES),
                 attrs={"T": "grad", "Tidx": "indices", "Tsegmentids": "segment_ids", "Tdim": "output_dim0"},
                 allowed={"T": _types, "Tidx": dtypes.INDEX, "Tsegmentids": dtypes.INDEX, "Tdim": dtypes.INDEX},
                 infer=_infer_sparse_segment_grad, kernel=_sparse_grad_kernel(_kind))
-
-
-def _bincount_kernel(arr, size, weights, weighted=False):
-    # Without `weighted`, empty weights mean "count" (TF's convention; with an empty arr of any
-    # shape both give zeros). With it (sf.math.bincount given weights) the weights are weights and
-    # must have arr's shape, even when empty. size caps and pads. The bins are checked to fit in
-    # memory before anything is allocated.
-    size_arr = np.asarray(size)
-    if size_arr.ndim == 0 and size_arr.dtype.kind in "iu" and int(size_arr) > 0:
-        check_alloc([int(size_arr)], np.int64, "size")
-    if weighted and weights.shape != arr.shape:
-        raise BadInput("weights", f"shape {list(weights.shape)} must equal arr shape {list(arr.shape)}")
-    if weights.size == 0 and not weighted:
-        return segment.bincount(arr, None, minlength=size, maxlength=size, dtype=weights.dtype)
-    return segment.bincount(arr, weights, minlength=size, maxlength=size, dtype=weights.dtype)
-
-
-register_op("Bincount", inputs=("arr", "size", "weights"),
-            attrs={"Tarr": "arr", "Tsize": "size", "T": "weights"},
-            allowed={"Tarr": dtypes.INDEX, "Tsize": dtypes.INDEX, "T": _BINCOUNT_WEIGHTS},
-            infer=_infer_bincount, kernel=_bincount_kernel, defaults={"weighted": False})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -517,107 +477,6 @@ def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, name=None
     op_type = {"sum": "SparseSegmentSumGrad", "mean": "SparseSegmentMeanGrad",
                "sqrt_n": "SparseSegmentSqrtNGrad"}[kind]
     return apply_op(op_type, grad, indices, segment_ids, output_dim0, name=name)
-
-
-# ----------------------------------------------------------------------------------------------
-# bincount
-
-
-def _concrete(x):
-    """x as a NumPy array when its value is known now (eager tensor, constant, array), else None."""
-    if x is None:
-        return None
-    if isinstance(x, EagerTensor):
-        return x.numpy()
-    if isinstance(x, Tensor):
-        v = tensor_util.constant_value(x)
-        return None if v is None else np.asarray(v)
-    if hasattr(x, "_dense_var_to_tensor"):  # a variable: read it as a tensor
-        return None
-    return np.asarray(x)
-
-
-def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None):
-    """Counts how often each value occurs in `arr` (or sums `weights` per value).
-
-    Args:
-      arr: int32 or int64 tensor of any shape with non-negative values.
-      weights: optional tensor of the shape of `arr` (int32, int64 or floating); bin v then holds
-        the sum of the weights at the positions where arr == v.
-      minlength: optional minimum number of bins (the output is padded with zeros).
-      maxlength: optional maximum number of bins; values >= maxlength are ignored.
-      dtype: the output dtype when `weights` is None.
-    Returns:
-      1-D tensor of length `max(max(arr) + 1, minlength)` (0 for an empty arr), capped at
-      `maxlength`; dtype `weights.dtype`, or `dtype` without weights. Bins no value reaches hold 0.
-    Raises:
-      InvalidArgumentError: a negative value in arr (naming its position), weights of another
-        shape, a negative minlength/maxlength or an unsupported dtype.
-    """
-    with name_scope(name, "bincount", [arr, weights, minlength, maxlength]):
-        if isinstance(arr, (list, tuple)) and np.size(arr) == 0:
-            arr = np.zeros(np.shape(arr), np.int32)     # [] is an empty int32 arr (TF converts it so)
-        arr = convert_to_tensor(arr)
-        # arr's dtype is checked before its values are read: a float (NaN, inf, 1e30) value must
-        # never reach int() or a size computation
-        if arr.dtype not in dtypes.INDEX:
-            raise errors.invalid_input(errors.OpName("Bincount", name), "arr", f"dtype {arr.dtype.name} is not supported "
-                                       "(attr Tarr: one of int32, int64)", cls=errors.DTypeError)
-        weighted = weights is not None
-        if weighted:
-            weights = convert_to_tensor(weights)
-            if not arr.shape.is_compatible_with(weights.shape):
-                raise errors.invalid_input(errors.OpName("Bincount", name), "weights", f"shape {weights.shape} must equal "
-                                           f"arr shape {arr.shape}")
-        size = _bincount_size(arr, minlength, maxlength)
-        if weights is None:
-            weights = convert_to_tensor(np.zeros((0,), dtypes.as_dtype(dtype).as_numpy_dtype))
-        return apply_op("Bincount", arr, size, weights, weighted=weighted)
-
-
-def _bincount_size(arr, minlength, maxlength):
-    """The number of bins: max(max(arr) + 1, minlength), capped at maxlength (an int32 scalar)."""
-    values = _concrete(arr)
-    lo, hi = _concrete(minlength), _concrete(maxlength)
-    known = values is not None and (minlength is None or lo is not None) and (maxlength is None or hi is not None)
-    if known:
-        size = max(int(values.max()) + 1, 0) if values.size else 0  # negatives: the kernel names them
-        if lo is not None:
-            size = max(size, _int_value(lo, "minlength"))
-        if hi is not None:
-            size = min(size, _int_value(hi, "maxlength"))  # a negative maxlength reaches the op, which refuses it
-        if size > _INT64_MAX:       # max(arr) = 2**63 - 1 and no maxlength: 2**63 bins
-            raise errors.invalid_input(errors.OpName("Bincount", None), "arr", f"max(arr) + 1 = {size} bins do not fit "
-                                       "in int64")
-        return np.asarray(size, np.int64 if abs(size) >= 2**31 else np.int32)
-    # In int64: max(arr) + 1 of an int64 arr (or of an int32 arr holding 2**31 - 1) never wraps;
-    # max(arr) = 2**63 - 1 gives 2**63 - 1 bins, which only a maxlength makes small enough
-    flat = cast_ops.cast(so.reshape(arr, [-1]), dtypes.int64)
-    top = ro.reduce_max(join_ops.concat([flat, cast_ops.cast([-1], dtypes.int64)], 0))
-    size = cw.add(cw.minimum(top, cast_ops.cast(_INT64_MAX - 1, dtypes.int64)), cast_ops.cast(1, dtypes.int64))
-    if minlength is not None:
-        size = cw.maximum(size, _as_int64(minlength, "minlength"))
-    if maxlength is not None:
-        size = cw.minimum(size, _as_int64(maxlength, "maxlength"))
-    return size
-
-
-def _as_int64(x, what):
-    """minlength / maxlength as an int64 tensor; a value that is not an integer raises."""
-    if isinstance(x, Tensor):
-        if x.dtype not in dtypes.INDEX:
-            raise errors.InvalidArgumentError(None, None, f"Bincount: input '{what}': must be int32 or int64, "
-                                              f"not {x.dtype.name}")
-        return cast_ops.cast(x, dtypes.int64)
-    return convert_to_tensor(_int_value(x, what), dtype=dtypes.int64)
-
-
-def _int_value(x, what):
-    arr = np.asarray(x)
-    if arr.ndim != 0 or arr.dtype.kind not in "iu":
-        raise errors.InvalidArgumentError(None, None, f"Bincount: input '{what}': must be an integer scalar, "
-                                          f"got {x!r}")
-    return int(arr)
 
 
 def densify_indexed_slices(value, name=None):

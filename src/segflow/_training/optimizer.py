@@ -34,7 +34,8 @@ from segflow._ops import backprop
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor, convert_to_tensor_or_indexed_slices
 from segflow._core import graph as graph_lib
-from segflow._core.graph import GraphKeys, Operation, control_dependencies, get_collection_ref, get_default_graph
+from segflow._core.graph import GraphKeys, control_dependencies, get_collection_ref, get_default_graph
+from segflow._core.operation import Operation
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
 from segflow._ops import shape as array_ops

@@ -11,11 +11,12 @@ from segflow._core.indexed_slices import (  # noqa: F401
     IndexedSlices, IndexedSlicesValue,
 )
 from segflow._core.graph import (  # noqa: F401
-    Graph, Operation, get_default_graph, reset_default_graph, name_scope, device, colocate_with,
+    Graph, get_default_graph, reset_default_graph, name_scope, device, colocate_with,
     control_dependencies, executing_eagerly_outside_functions, add_to_collection,
     get_collection, get_collection_ref, GraphKeys, op_scope, inside_function,
     enable_eager_execution, disable_eager_execution, add_to_collections,
 )
+from segflow._core.operation import Operation  # noqa: F401
 from segflow._core.convert import (  # noqa: F401
     convert_to_tensor, convert_n_to_tensor, convert_to_tensor_or_indexed_slices,
     register_tensor_conversion_function, internal_convert_to_tensor,

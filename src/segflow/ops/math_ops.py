@@ -20,8 +20,10 @@ from segflow._ops.segment import (
     unsorted_segment_mean, unsorted_segment_sqrt_n, segment_sum, segment_prod, segment_max,
     segment_min, segment_mean, sparse_segment_sum, sparse_segment_mean, sparse_segment_sqrt_n,
     sparse_segment_sum_with_num_segments, sparse_segment_mean_with_num_segments,
-    sparse_segment_sqrt_n_with_num_segments, bincount, sparse_segment_grad, densify_indexed_slices
+    sparse_segment_sqrt_n_with_num_segments, static_count, sparse_segment_grad,
+    densify_indexed_slices
 )
+from segflow._ops.bincount import bincount
 from segflow._ops.shape import stop_gradient, zeros_like, ones_like
 from segflow._ops.transpose import squeeze, transpose
 
@@ -41,7 +43,7 @@ __all__ = [
     'unsorted_segment_mean', 'unsorted_segment_sqrt_n', 'segment_sum', 'segment_prod',
     'segment_max', 'segment_min', 'segment_mean', 'sparse_segment_sum', 'sparse_segment_mean',
     'sparse_segment_sqrt_n', 'sparse_segment_sum_with_num_segments',
-    'sparse_segment_mean_with_num_segments', 'sparse_segment_sqrt_n_with_num_segments', 'bincount',
-    'sparse_segment_grad', 'densify_indexed_slices', 'stop_gradient', 'zeros_like', 'ones_like',
-    'squeeze', 'transpose'
+    'sparse_segment_mean_with_num_segments', 'sparse_segment_sqrt_n_with_num_segments',
+    'static_count', 'sparse_segment_grad', 'densify_indexed_slices', 'bincount', 'stop_gradient',
+    'zeros_like', 'ones_like', 'squeeze', 'transpose'
 ]

@@ -31,8 +31,9 @@ from segflow._ops.reduce import (
     argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_sum, reduced_shape
 )
+from segflow._ops.bincount import bincount
 from segflow._ops.segment import (
-    bincount, densify_indexed_slices, segment_max, segment_mean, segment_min, segment_prod, segment_sum,
+    densify_indexed_slices, segment_max, segment_mean, segment_min, segment_prod, segment_sum,
     sparse_segment_mean, sparse_segment_mean_with_num_segments, sparse_segment_sqrt_n,
     sparse_segment_sqrt_n_with_num_segments, sparse_segment_sum, sparse_segment_sum_with_num_segments,
     unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
