@@ -414,4 +414,6 @@ def _build_node(opdef, inputs, attrs, name):
     op = graph._create_op(opdef.name, node_name, flat, all_attrs, output_specs, opdef, input_counts, full_attrs)
     if opdef._single:
         return op.outputs[0]
+    if opdef.num_outputs == 0:
+        return op       # an op without outputs (NoOp, AssignVariableOp): the node itself
     return list(op.outputs)

@@ -102,6 +102,10 @@ class Graph:
     def get_operations(self):
         return list(self._ops)
 
+    def num_operations(self):
+        """How many operations the graph holds (TF's per-graph op counter, used for op seeds)."""
+        return len(self._ops)
+
     def get_operation_by_name(self, name):
         try:
             return self._ops_by_name[name]

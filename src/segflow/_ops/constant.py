@@ -52,7 +52,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False, _s
                             f"with {int(np.prod(shape))} elements)")
     elif arr is value or (isinstance(value, np.ndarray) and np.shares_memory(arr, value)):
         arr = arr.copy()
-    if context._state.eager:
+    if context.executing_eagerly():
         return EagerTensor(arr)
     return apply_op("Const", name=name, value=arr, dtype=dtypes.from_numpy(arr.dtype))
 

@@ -6,7 +6,7 @@ them. Eagerly, ops have already run in program order, so group and no_op return 
 import builtins
 
 from segflow._core import mode as context
-from segflow._core.graph import control_dependencies, get_default_graph, name_scope
+from segflow._core.graph import control_dependencies, name_scope
 from segflow._core.operation import Operation
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import NotDifferentiable
@@ -35,10 +35,7 @@ def no_op(name=None):
     """An op that does nothing (graph: an `Operation` to hang control dependencies on; eager: None)."""
     if context.executing_eagerly():
         return None
-    graph = get_default_graph()
-    count = len(graph._ops)
-    apply_op("NoOp", name=name)
-    return graph._ops[count]    # NoOp has no outputs: the new node itself is the result
+    return apply_op("NoOp", name=name)   # no outputs: apply_op returns the node itself
 
 
 def _as_op(x):

@@ -12,7 +12,6 @@ from segflow._ops import shape as shape_ops
 from segflow._ops import cast as cast_ops
 
 _Eager = EagerTensor
-_state = context._state
 _SCALARS = {}  # (value, dtype) -> read-only eager scalar, shared by all eager gradient calls
 
 
@@ -20,7 +19,7 @@ def _scalar(value, dtype):
     """The constant `value` of `dtype` in a gradient formula. Eagerly the tensor is made once and
     reused (converting a Python number costs more than the arithmetic it feeds); in a graph it is a
     Const node as before."""
-    if not _state.eager:
+    if not context.executing_eagerly():
         return cast_ops.cast(value, dtype)
     key = (value, dtype)
     t = _SCALARS.get(key)

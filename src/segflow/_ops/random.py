@@ -75,7 +75,7 @@ def get_seed(op_seed):
                 _EagerSeed.counter += 1
                 op_seed = _EagerSeed.counter
             else:
-                op_seed = len(graph._ops)
+                op_seed = graph.num_operations()
         seeds = (int(global_seed), int(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed))

@@ -198,7 +198,7 @@ def _filled(shape, dtype, value, name):
     """A tensor of `shape` holding `value`: built directly eagerly, a Fill node in a graph."""
     dtype = dtypes.as_dtype(dtype)
     scalar = np.full((), value, dtype.as_numpy_dtype)
-    if context._state.eager and not isinstance(shape, Tensor):
+    if context.executing_eagerly() and not isinstance(shape, Tensor):
         dims = shape.as_list() if isinstance(shape, tensor_shape.TensorShape) else shape
         dims = dims if isinstance(dims, (list, tuple)) else np.asarray(dims).reshape(-1).tolist()
         # negative, float or unknown dims go to Fill, which names the error

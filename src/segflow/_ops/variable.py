@@ -88,7 +88,7 @@ class ResourceVariable:
         self._validate_shape = validate_shape
         self._parent_op = None
         dtype = None if dtype is None else dtypes.as_dtype(dtype)
-        if context._state.eager:
+        if context.executing_eagerly():
             self._init_eager(initial_value, name, dtype, shape, validate_shape)
         else:
             self._init_graph(initial_value, name, dtype, shape, validate_shape, collections)

@@ -24,7 +24,6 @@ import numpy as np
 from segflow._core import mode as context
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
-from segflow._core.graph import get_default_graph
 from segflow._core.tensor import EagerTensor
 from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
@@ -315,18 +314,13 @@ for _name, _kernel in (("AssignVariableOp", _assign_kernel),
                 defaults={"validate_shape": True, "copy": False} if _name == "AssignVariableOp" else None)
 
 
-def _last_op():
-    graph = get_default_graph()
-    return graph._ops[-1]
-
-
 def apply_no_output(op_type, *inputs, name=None, dtype_position=None, dtype=None, **attrs):
     """Runs an op without outputs; returns its Operation in graph mode, None eagerly."""
     hints = {dtype_position: dtypes.as_dtype(dtype)} if dtype is not None and dtype_position is not None else None
     if hints:
         attrs["_dtype_hints"] = hints
-    apply_op(op_type, *inputs, name=name, **attrs)
-    return None if context._state.eager else _last_op()
+    op = apply_op(op_type, *inputs, name=name, **attrs)
+    return None if context.executing_eagerly() else op
 
 
 def assign_variable_op(resource, value, name=None, validate_shape=True, copy=False):
@@ -526,7 +520,7 @@ register_op("ReportUninitializedVariables", inputs=("resources*",),
 
 def report_uninitialized(var_list, name):
     """A string tensor naming the variables of `var_list` that hold no value yet."""
-    if context._state.eager:
+    if context.executing_eagerly():
         return convert_to_tensor(np.array([], dtype=object))
     if not var_list:
         return constant_op.constant(np.array([], dtype=object), name=name)
