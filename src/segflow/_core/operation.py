@@ -45,7 +45,7 @@ class Operation:
             t._consumers.append(self)
 
     @classmethod
-    def _record(cls, opdef, inputs, outputs, attrs, input_counts=None, grad_fn=None):
+    def _record(cls, opdef, inputs, outputs, attrs, input_counts=None, grad_fn=None, name=None):
         """An eager record: `inputs` and `outputs` are EagerTensors, `attrs` the static attrs the
         kernel ran with (dtype attrs are derived from the inputs by `get_attr`)."""
         # Only what an eager record uses is set (this runs for every recorded op): the graph-only
@@ -53,7 +53,8 @@ class Operation:
         # stay empty and the properties that read them answer for records themselves.
         op = cls.__new__(cls)
         op._graph = None
-        op._type = op._name = opdef.name if opdef is not None else "CustomGradient"
+        op._type = opdef.name if opdef is not None else "CustomGradient"
+        op._name = name or op._type
         op.inputs = inputs
         op._attrs = attrs
         op._opdef = opdef

@@ -10,7 +10,8 @@ from segflow._core.convert import convert_to_tensor, register_tensor_conversion_
 from segflow._core.graph import GraphKeys, control_dependencies, get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.mode import get_default_session
-from segflow._core.registry import NotDifferentiable
+from segflow._core.operation import Operation
+from segflow._core.registry import lookup_op, NotDifferentiable
 from segflow._core.tensor import Tensor, _Reference
 from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
@@ -26,19 +27,6 @@ __all__ = ["ResourceVariable", "is_resource_variable"]
 
 # ----------------------------------------------------------------------------------------------
 # ResourceVariable
-
-
-class _EagerOpStub:
-    """What `variable.op` gives eagerly: its name and type (TF code uses `var.op.name` in scopes)."""
-
-    __slots__ = ("name", "type")
-
-    def __init__(self, name):
-        self.name = name
-        self.type = "VarHandleOp"
-
-    def __repr__(self):
-        return f"<eager variable op '{self.name}'>"
 
 
 
@@ -192,7 +180,9 @@ class ResourceVariable:
     def op(self):
         if self._in_graph:
             return self._parent_op if self._parent_op is not None else self._handle.op
-        return _EagerOpStub(self._shared_name)
+        return Operation._record(lookup_op("VarHandleOp"), [], [self._handle],
+                                 {"shared_name": self._shared_name, "dtype": self.dtype, "shape": self.shape},
+                                 name=self._shared_name)
 
     @property
     def graph(self):
