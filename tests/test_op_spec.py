@@ -520,24 +520,7 @@ row("reduce_logsumexp_axis-1_keepdims", lambda x: sf.reduce_logsumexp(x, -1, kee
     lambda x: R.reduce_logsumexp(x, -1, keepdims=True), x23)
 
 # Where segflow disagrees with TensorFlow (strict: a fix turns the row red until the mark goes).
-EMPTY_MAX = ("TF's Max/Min reducers start from -inf/+inf for floats (Eigen MinMaxBottomValue), so an empty "
-             "reduction gives -inf/+inf; segflow gives the finite lowest()/highest()")
-CONCAT_NEG = ("ConcatV2's gradient fails for a negative axis (GatherV2: indices[0] = -1 is out of range); TF "
-              "takes the axis modulo the rank")
-SPLIT_NEG = ("split's gradient is a concat on the same negative axis, whose gradient fails (negative concat "
-             "axis), so the second order of split with a negative axis fails")
-XFAIL = {
-    "reduce_max_empty": (("values-float32", EMPTY_MAX), ("values-float64", EMPTY_MAX)),
-    "reduce_min_empty": (("values-float32", EMPTY_MAX), ("values-float64", EMPTY_MAX)),
-    "concat_axis-3_three": (("grad", CONCAT_NEG),
-                            ("second", "the first-order gradient already fails (negative concat axis)")),
-    "concat_axis-1": (("grad", CONCAT_NEG), ("second", "the first-order gradient already fails (negative concat axis)")),
-    "split_axis-1": (("second", SPLIT_NEG),),
-    "split_sizes_axis-2": (("second", SPLIT_NEG),),
-    "gather_nd_batch_dims1": (("grad", "segflow raises NotImplementedError for the gradient of gather_nd with "
-                                       "batch_dims; TF's batch_dims gather_nd is differentiable"),
-                              ("second", "no first-order gradient (gather_nd with batch_dims)")),
-}
+XFAIL = {}   # name -> ((check, reason), ...); empty: every row agrees with TF
 SPECS = [dataclasses.replace(s, xfail=XFAIL.get(s.name, s.xfail)) for s in SPECS]
 assert set(XFAIL) <= {s.name for s in SPECS}
 

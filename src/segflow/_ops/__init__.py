@@ -3,5 +3,5 @@
 (`segflow.ops.math_ops`, ...) and the flat API re-export the public functions."""
 from segflow._ops import (  # noqa: F401 - imported for their registrations
     elementwise_grad, reduce_grad, segment_grad, linalg_grad, gather_grad, scatter_grad, stitch_grad,
-    sort_grad, shape_grad, slicing_grad, nn_grad, variable_grad,
+    sort_grad, shape_grad, slicing_grad, transpose_grad, join_grad, nn_grad, variable_grad,
 )

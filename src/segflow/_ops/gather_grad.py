@@ -94,6 +94,23 @@ def _range(n):
 @RegisterGradient("GatherNd")
 def _gather_nd_grad(op, grad):
     params, indices = op.inputs
-    if op.get_attr("batch_dims"):
-        raise NotImplementedError("gather_nd gradient with batch_dims")
-    return scatter_ops.scatter_nd(indices, grad, so.shape(params, out_type=indices.dtype)), None
+    grad = convert_to_tensor(grad)
+    shape = so.shape(params, out_type=indices.dtype)
+    b = op.get_attr("batch_dims")
+    if not b:
+        return scatter_ops.scatter_nd(indices, grad, shape), None
+    # batch_dims = b: fold the b batch dimensions into one, prepend each index's batch number to
+    # it, scatter into the folded params, and unfold.
+    batch = reduce_prod(shape[:b])
+    flat_shape = join_ops.concat([transpose_ops.expand_dims(batch, 0), shape[b:]], 0)
+    ishape = so.shape(indices, out_type=indices.dtype)
+    flat_indices = so.reshape(indices, join_ops.concat([[-1], ishape[b:]], 0))
+    flat_grad = so.reshape(grad, join_ops.concat([transpose_ops.expand_dims(batch, 0),
+                                                  so.shape(grad, out_type=indices.dtype)[b:]], 0))
+    rank = so.rank(flat_indices)
+    ones = so.fill(transpose_ops.expand_dims(rank - 1, 0), cast_ops.cast(1, indices.dtype))
+    numbers = so.reshape(range_(0, batch, dtype=indices.dtype), join_ops.concat([[-1], ones], 0))
+    numbers = so.broadcast_to(numbers, join_ops.concat([so.shape(flat_indices, out_type=indices.dtype)[:-1],
+                                                       [1]], 0))
+    full = join_ops.concat([numbers, flat_indices], -1)
+    return so.reshape(scatter_ops.scatter_nd(full, flat_grad, flat_shape), shape), None

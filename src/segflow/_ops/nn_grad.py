@@ -1,6 +1,5 @@
 """Gradients of the ops in nn_ops.py, written with public ops so they differentiate again."""
 from segflow._core.convert import convert_to_tensor
-from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import RegisterGradient
 from segflow._ops import elementwise as cw
 from segflow._ops import nn
@@ -13,22 +12,20 @@ from segflow._ops import transpose as transpose_ops
 from segflow._ops.sequence import range as range_
 
 
-def _dense(grad):
-    return convert_to_tensor(grad) if isinstance(grad, IndexedSlices) else grad
 
 
 @RegisterGradient("Relu")
 def _relu_grad(op, grad):
     # Through where the output is positive, 0 elsewhere (at 0 too, as in TF).
     y = op.outputs[0]
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return cw.where(cw.greater(y, so.zeros_like(y)), grad, so.zeros_like(grad))
 
 
 @RegisterGradient("Relu6")
 def _relu6_grad(op, grad):
     x = op.inputs[0]
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     inside = cw.logical_and(cw.greater(x, so.zeros_like(x)), cw.less(x, so.fill(so.shape(x), cast_ops.cast(6, x.dtype))))
     return cw.where(inside, grad, so.zeros_like(grad))
 
@@ -36,7 +33,7 @@ def _relu6_grad(op, grad):
 @RegisterGradient("LeakyRelu")
 def _leaky_relu_grad(op, grad):
     x = op.inputs[0]
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     alpha = cast_ops.cast(op.get_attr("alpha"), grad.dtype)
     return cw.where(cw.greater(x, so.zeros_like(x)), grad, cw.multiply(grad, alpha))
 
@@ -45,7 +42,7 @@ def _leaky_relu_grad(op, grad):
 def _softmax_grad(op, grad):
     # y = softmax(x): dx = (dy - sum(dy * y, -1)) * y, from the output alone.
     y = op.outputs[0]
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return cw.multiply(cw.subtract(grad, ro.reduce_sum(cw.multiply(grad, y), -1, keepdims=True)), y)
 
 
@@ -53,7 +50,7 @@ def _softmax_grad(op, grad):
 def _log_softmax_grad(op, grad):
     # y = log_softmax(x): dx = dy - sum(dy, -1) * exp(y).
     y = op.outputs[0]
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return cw.subtract(grad, cw.multiply(ro.reduce_sum(grad, -1, keepdims=True), cw.exp(y)))
 
 
@@ -65,7 +62,7 @@ def _sparse_xent_grad(op, grad_loss, grad_backprop):
     logits, labels = op.inputs
     depth = so.shape(logits)[-1]
     onehot = one_hot_ops.one_hot(labels, depth, dtype=logits.dtype)
-    return cw.multiply(transpose_ops.expand_dims(_dense(grad_loss), -1), cw.subtract(nn.softmax(logits), onehot)), None
+    return cw.multiply(transpose_ops.expand_dims(convert_to_tensor(grad_loss), -1), cw.subtract(nn.softmax(logits), onehot)), None
 
 
 @RegisterGradient("SoftmaxCrossEntropyWithLogits")
@@ -74,7 +71,7 @@ def _xent_grad(op, grad_loss, grad_backprop):
     # (= softmax - labels for distributions); d/dlabels = -log_softmax(logits). Results are summed
     # back to each input's shape (labels may broadcast).
     logits, labels = op.inputs
-    g = transpose_ops.expand_dims(_dense(grad_loss), -1)
+    g = transpose_ops.expand_dims(convert_to_tensor(grad_loss), -1)
     label_mass = ro.reduce_sum(labels, -1, keepdims=True)
     d_logits = cw.multiply(g, cw.subtract(cw.multiply(nn.softmax(logits), label_mass), labels))
     d_labels = cw.multiply(g, cw.negative(nn.log_softmax(logits)))
@@ -84,7 +81,7 @@ def _xent_grad(op, grad_loss, grad_backprop):
 @RegisterGradient("BiasAdd")
 def _bias_add_grad(op, grad):
     # The bias gets the upstream gradient summed over every axis but the channel axis.
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     data_format = op.get_attr("data_format")
     rank = so.rank(grad)
     if data_format is not None and data_format.startswith("NC"):

@@ -78,14 +78,14 @@ def _mean(x, axis=None, keepdims=False, dtype=None):
 
 def _max(x, axis=None, keepdims=False):
     if x.size == 0:
-        init = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        init = -np.inf if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16.np else np.iinfo(x.dtype).min
         return np.max(x, axis=axis, keepdims=keepdims, initial=init)
     return np.max(x, axis=axis, keepdims=keepdims)
 
 
 def _min(x, axis=None, keepdims=False):
     if x.size == 0:
-        init = np.finfo(x.dtype).max if x.dtype.kind == "f" else np.iinfo(x.dtype).max
+        init = np.inf if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16.np else np.iinfo(x.dtype).max
         return np.min(x, axis=axis, keepdims=keepdims, initial=init)
     return np.min(x, axis=axis, keepdims=keepdims)
 
@@ -136,13 +136,13 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, reduction_in
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
-    """Maximum over `axis`; an empty reduction gives the dtype's lowest value. The gradient is split
+    """Maximum over `axis`; an empty reduction gives -inf (floats) or the dtype's lowest value (integers). The gradient is split
     equally among tied maxima."""
     return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
-    """Minimum over `axis`; an empty reduction gives the dtype's largest value. The gradient is split
+    """Minimum over `axis`; an empty reduction gives +inf (floats) or the dtype's largest value (integers). The gradient is split
     equally among tied minima."""
     return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 

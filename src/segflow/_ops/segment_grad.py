@@ -9,7 +9,6 @@ import numpy as np
 
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor
-from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import RegisterGradient
 from segflow._core.tensor import EagerTensor
 from segflow._core import fold as tensor_util
@@ -20,10 +19,6 @@ from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
 from segflow._ops.gather import gather
 
-
-def _dense(grad):
-    """The upstream gradient as a dense tensor (a gather of the output sends IndexedSlices)."""
-    return convert_to_tensor(grad) if isinstance(grad, IndexedSlices) else grad
 
 
 def _gather(params, ids):
@@ -83,13 +78,13 @@ def _counts(ids, n, dtype, like):
 @RegisterGradient("UnsortedSegmentSum")
 def _unsorted_segment_sum_grad(op, grad):
     # Row i of data went to segment ids[i], so it gets grad[ids[i]]; dropped rows get zero.
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _rows_of(grad, op.inputs[1], _may_drop(op.inputs[1])), None, None
 
 
 @RegisterGradient("SegmentSum")
 def _segment_sum_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _rows_of(grad, op.inputs[1], drop_negative=False), None
 
 
@@ -104,19 +99,19 @@ def _scaled_rows(op, grad, n, sqrt, drop_negative):
 
 @RegisterGradient("UnsortedSegmentMean")
 def _unsorted_segment_mean_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _scaled_rows(op, grad, op.inputs[2], sqrt=False, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @RegisterGradient("UnsortedSegmentSqrtN")
 def _unsorted_segment_sqrt_n_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _scaled_rows(op, grad, op.inputs[2], sqrt=True, drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @RegisterGradient("SegmentMean")
 def _segment_mean_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _scaled_rows(op, grad, _sorted_rows(op), sqrt=False, drop_negative=False), None
 
 
@@ -138,25 +133,25 @@ def _extreme_grad(op, grad, n, drop_negative):
 
 @RegisterGradient("UnsortedSegmentMax")
 def _unsorted_segment_max_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _extreme_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @RegisterGradient("UnsortedSegmentMin")
 def _unsorted_segment_min_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _extreme_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @RegisterGradient("SegmentMax")
 def _segment_max_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _extreme_grad(op, grad, _sorted_rows(op), drop_negative=False), None
 
 
 @RegisterGradient("SegmentMin")
 def _segment_min_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _extreme_grad(op, grad, _sorted_rows(op), drop_negative=False), None
 
 
@@ -200,13 +195,13 @@ def _prod_grad(op, grad, n, drop_negative):
 
 @RegisterGradient("UnsortedSegmentProd")
 def _unsorted_segment_prod_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _prod_grad(op, grad, op.inputs[2], drop_negative=_may_drop(op.inputs[1])), None, None
 
 
 @RegisterGradient("SegmentProd")
 def _segment_prod_grad(op, grad):
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     return _prod_grad(op, grad, _sorted_rows(op), drop_negative=False), None
 
 
@@ -216,7 +211,7 @@ def _segment_prod_grad(op, grad):
 
 def _sparse_grad(kind):
     def grad_fn(op, grad):
-        grad = _dense(grad)
+        grad = convert_to_tensor(grad)
         data, indices, ids = op.inputs[0], op.inputs[1], op.inputs[2]
         dx = sg.sparse_segment_grad(kind, grad, indices, ids, so.shape(data)[0])
         return [dx] + [None] * (len(op.inputs) - 1)
@@ -232,7 +227,7 @@ def _sparse_grad_grad(kind):
                "sqrt_n": sg.sparse_segment_sqrt_n_with_num_segments}[kind]
 
     def grad_fn(op, grad):
-        grad = _dense(grad)
+        grad = convert_to_tensor(grad)
         g, indices, ids = op.inputs[0], op.inputs[1], op.inputs[2]
         return forward(grad, indices, ids, so.shape(g)[0]), None, None, None
     return grad_fn
@@ -252,7 +247,7 @@ for _kind, _name in (("sum", "SparseSegmentSum"), ("mean", "SparseSegmentMean"),
 def _bincount_grad(op, grad):
     # Bin v sums the weights at arr == v, so weight k gets grad[arr[k]]; values >= size were
     # ignored and get 0 (they gather the zero row appended to grad).
-    grad = _dense(grad)
+    grad = convert_to_tensor(grad)
     arr, size = op.inputs[0], op.inputs[1]
     padded = join_ops.concat([grad, so.zeros([1], grad.dtype)], 0)
     return None, None, _gather(padded, cw.minimum(arr, cast_ops.cast(size, arr.dtype)))

@@ -5,8 +5,6 @@ from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._ops import elementwise as cw
 from segflow._ops import shape as so
 from segflow._ops.reduce import reduce_sum
-from segflow._ops import join as join_ops
-from segflow._ops import slicing as slicing_ops
 
 
 @RegisterGradient("Identity")
@@ -44,26 +42,6 @@ def _broadcast_to_grad(op, grad):
 @RegisterGradient("Fill")
 def _fill_grad(op, grad):
     return None, reduce_sum(grad)
-
-
-@RegisterGradient("ConcatV2")
-def _concat_grad(op, grad):
-    values = op.inputs[:-1]
-    axis = op.inputs[-1]
-    sizes = [so.shape(v) for v in values]
-    if isinstance(grad, IndexedSlices):
-        grad = convert_to_tensor(grad)
-    return slicing_ops.split_by_shapes(grad, sizes, axis) + [None]
-
-
-@RegisterGradient("Pack")
-def _pack_grad(op, grad):
-    return join_ops.unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
-
-
-@RegisterGradient("AddN")
-def _add_n_grad(op, grad):
-    return [grad] * len(op.inputs)
 
 
 for _t in ("StopGradient", "Shape", "Size", "Rank", "ZerosLike", "OnesLike", "Placeholder", "Const", "OneHot"):

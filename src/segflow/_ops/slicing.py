@@ -62,26 +62,25 @@ def slice(input_, begin, size, name=None):
 
 
 def split_by_shapes(value, shapes, axis):
-    """Pieces of `value` along `axis` with the sizes that `shapes` (shape tensors) give on that axis."""
-    sizes = join_ops.stack([s[axis] if isinstance(axis, int) else _gather_scalar(s, axis) for s in shapes])
-    starts = cumsum(sizes, exclusive=True)
+    """Pieces of `value` along `axis` (negative counts from the end) with the sizes that `shapes`
+    (shape tensors) give on that axis."""
     rank = so.rank(value)
-    pieces = []
+    if isinstance(axis, int):
+        sizes = join_ops.stack([s[axis] for s in shapes])
+        axis = axis % value.shape.rank if value.shape.rank is not None else cw.floormod(axis, rank)
+    else:
+        axis = cw.floormod(cast_ops.cast(axis, dtypes.int32), rank)
+        sizes = join_ops.stack([gather(s, axis) for s in shapes])
+    starts = cumsum(sizes, exclusive=True)
     vshape = so.shape(value, out_type=sizes.dtype)
+    onehot = cast_ops.cast(cw.equal(range_(0, rank), axis), sizes.dtype)
+    keep = cw.multiply(cw.subtract(cast_ops.cast(1, sizes.dtype), onehot), vshape)
+    pieces = []
     for i in range(len(shapes)):
-        onehot = cast_ops.cast(cw.equal(_range(rank), cast_ops.cast(axis, dtypes.int32) % rank), sizes.dtype)
         begin = cw.multiply(onehot, starts[i])
-        size = cw.add(cw.multiply(onehot, sizes[i]), cw.multiply(cw.subtract(cast_ops.cast(1, sizes.dtype), onehot), vshape))
+        size = cw.add(cw.multiply(onehot, sizes[i]), keep)
         pieces.append(apply_op("Slice", value, begin, size))
     return pieces
-
-
-def _gather_scalar(s, axis):
-    return gather(s, axis)
-
-
-def _range(n):
-    return range_(0, n)
 
 
 # -- strided slice
