@@ -206,8 +206,11 @@ def test_groups():
     assert d.COMPLEX == (d.complex64, d.complex128)
     assert d.REAL_NUMERIC == d.FLOATING + d.INTEGER
     assert d.NUMERIC == d.REAL_NUMERIC + d.COMPLEX
-    assert set(d.ALL) == set(d.NUMERIC) | {d.bool, d.string, d.resource, d.variant}
-    assert len(d.ALL) == 18
+    assert d.FLOAT8 == (d.float8_e5m2, d.float8_e4m3fn)
+    assert set(d.ALL) == set(d.NUMERIC) | set(d.FLOAT8) | {d.bool, d.string, d.resource, d.variant}
+    assert len(d.ALL) == 20
+    assert all(x.is_floating and x.size == 1 for x in d.FLOAT8)
+    assert d.float8_e5m2.max == 57344 and d.float8_e4m3fn.max == 448
     assert all(x.is_floating for x in d.FLOATING)
     assert all(x.is_integer for x in d.INTEGER)
 

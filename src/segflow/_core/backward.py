@@ -13,6 +13,8 @@ that reach a tensor (`aggregate`: add_n, IndexedSlices concatenated, mixed densi
 gradient functions (`call_grad_fn`: zeros for missing output gradients, one result per input),
 `skip_input_indices`, `stop_gradients`, integer and resource tensors, and `unconnected_gradients`.
 """
+import enum
+
 from segflow._core import errors
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
@@ -32,7 +34,9 @@ class AggregationMethod:
     EXPERIMENTAL_ACCUMULATE_N = 2
 
 
-class UnconnectedGradients:
+class UnconnectedGradients(str, enum.Enum):
+    """What a source unconnected to the targets gets: None, or zeros of its shape (TF's enum; its
+    members equal their strings, so `unconnected_gradients="zero"` works too)."""
     NONE = "none"
     ZERO = "zero"
 
@@ -70,9 +74,13 @@ def aggregate(grads, aggregation_method=None):
     return hooks.add_n(dense)
 
 
+_BACKPROPAGATABLE = frozenset(dtypes.FLOATING + dtypes.COMPLEX + (dtypes.resource, dtypes.variant))
+
+
 def is_backpropagatable(t):
-    dt = t.dtype
-    return dt.is_floating or dt.is_complex or dt == dtypes.resource or dt == dtypes.variant
+    """Gradients flow through float16/bfloat16/float32/float64, complex, resource and variant
+    tensors (TF's trainable dtypes); not through integers, bool, strings or 8-bit floats."""
+    return t.dtype in _BACKPROPAGATABLE
 
 
 def call_grad_fn(grad_fn, op, out_grads):

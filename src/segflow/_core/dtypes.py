@@ -16,8 +16,8 @@ __all__ = [
     "DType", "as_dtype", "from_numpy",
     "float16", "half", "bfloat16", "float32", "float64", "double",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "bool", "complex64", "complex128", "string", "resource", "variant",
-    "FLOATING", "INTEGER", "COMPLEX", "REAL_NUMERIC", "NUMERIC", "ALL",
+    "bool", "complex64", "complex128", "string", "resource", "variant", "float8_e5m2", "float8_e4m3fn",
+    "FLOATING", "FLOAT8", "INTEGER", "COMPLEX", "REAL_NUMERIC", "NUMERIC", "ALL",
 ]
 
 # The module defines `bool`; keep the builtins reachable under other names.
@@ -54,7 +54,7 @@ class DType:
         sets(self, "np", np_dtype)
         sets(self, "as_datatype_enum", enum)
         # ml_dtypes.bfloat16 has kind "V", so floating is decided by name, not by kind.
-        sets(self, "is_floating", name in ("float16", "bfloat16", "float32", "float64"))
+        sets(self, "is_floating", name in ("float16", "bfloat16", "float32", "float64") or name.startswith("float8"))
         sets(self, "is_integer", numeric and kind in "iu")
         sets(self, "is_unsigned", numeric and kind == "u")
         sets(self, "is_complex", numeric and kind == "c")
@@ -82,7 +82,7 @@ class DType:
           TypeError: for complex, string, resource and variant.
         """
         if self.is_floating:
-            return (ml_dtypes.finfo if self.name == "bfloat16" else np.finfo)(self.np).min
+            return (np.finfo if self.name in ("float16", "float32", "float64") else ml_dtypes.finfo)(self.np).min
         if self.is_integer:
             return np.iinfo(self.np).min
         if self.is_bool:
@@ -97,7 +97,7 @@ class DType:
           TypeError: for complex, string, resource and variant.
         """
         if self.is_floating:
-            return (ml_dtypes.finfo if self.name == "bfloat16" else np.finfo)(self.np).max
+            return (np.finfo if self.name in ("float16", "float32", "float64") else ml_dtypes.finfo)(self.np).max
         if self.is_integer:
             return np.iinfo(self.np).max
         if self.is_bool:
@@ -166,6 +166,10 @@ complex128 = DType("complex128", 18, np.complex128)
 string = DType("string", 7, np.object_)
 resource = DType("resource", 20, np.object_, numpy_compatible=False)
 variant = DType("variant", 21, np.object_, numpy_compatible=False)
+# 8-bit floats (ml_dtypes): storage types that gather, stitch, reshape and cast move; no math and no
+# gradients (TF does not backpropagate through them either).
+float8_e5m2 = DType("float8_e5m2", 24, ml_dtypes.float8_e5m2)
+float8_e4m3fn = DType("float8_e4m3fn", 25, ml_dtypes.float8_e4m3fn)
 
 half = float16
 double = float64
@@ -179,17 +183,18 @@ COMPLEX = (complex64, complex128)
 INDEX = (int32, int64)          # the dtypes TF's index and shape arguments take
 REAL_NUMERIC = FLOATING + INTEGER
 NUMERIC = REAL_NUMERIC + COMPLEX
-ALL = NUMERIC + (bool, string, resource, variant)
+FLOAT8 = (float8_e5m2, float8_e4m3fn)
+ALL = NUMERIC + FLOAT8 + (bool, string, resource, variant)
 
 # np.dtype instance -> DType. `string` owns np.dtype(object); resource and variant are reached by name.
-_NP_TO_DTYPE = {d.np: d for d in NUMERIC + (bool, string)}
+_NP_TO_DTYPE = {d.np: d for d in NUMERIC + FLOAT8 + (bool, string)}
 
 # TensorFlow's names (and aliases) -> DType.
 _NAME_TO_DTYPE = {d.name: d for d in ALL}
 _NAME_TO_DTYPE.update(half=float16, float=float32, double=float64)
 
 # Scalar types -> DType: NumPy's, plus the Python types with convert_to_tensor's defaults.
-_TYPE_TO_DTYPE = {d.as_numpy_dtype: d for d in NUMERIC + (bool, string)}
+_TYPE_TO_DTYPE = {d.as_numpy_dtype: d for d in NUMERIC + FLOAT8 + (bool, string)}
 _TYPE_TO_DTYPE.update({
     _float: float32, _int: int32, _bool: bool, _complex: complex128,
     _str: string, bytes: string, np.str_: string, np.bytes_: string,

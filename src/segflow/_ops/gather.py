@@ -16,10 +16,13 @@ from segflow.kernels import gather as gather_kernels
 __all__ = ["gather", "gather_v2", "gather_nd", "batch_gather"]
 
 
+_GATHER_INDEX = (dtypes.int16,) + dtypes.INDEX     # TF's GatherV2 takes int16 indices too
+_GATHER_INDEX_NP = tuple(d.np for d in _GATHER_INDEX)
+
 
 def _infer_gather(op, params, indices, axis, batch_dims=0):
-    if indices.dtype not in dtypes.INDEX:
-        raise errors.invalid_input(op, "indices", f"must be int32 or int64, not {indices.dtype.name}")
+    if indices.dtype not in _GATHER_INDEX:
+        raise errors.invalid_input(op, "indices", f"must be int16, int32 or int64, not {indices.dtype.name}")
     if axis.shape.rank not in (None, 0):
         raise errors.invalid_input(op, "axis", f"must be a scalar, got shape {axis.shape}")
     a = tensor_util.constant_value(axis)
@@ -51,7 +54,7 @@ def _infer_gather(op, params, indices, axis, batch_dims=0):
 
 def take_rows(params, indices, axis=0, batch_dims=0):
     """params gathered at `indices` along `axis`; raises BadInput for an index out of range."""
-    ids.check_index_dtype(indices)             # never a float (or NaN) index reaching np.take
+    ids.check_index_dtype(indices, allowed=_GATHER_INDEX_NP)  # never a float (or NaN) index reaching np.take
     if np.ndim(axis) != 0:
         raise BadInput("axis", f"must be a scalar, got shape {list(np.shape(axis))}")
     ids.check_index_dtype(np.asarray(axis), "axis")
@@ -82,7 +85,8 @@ def take_rows(params, indices, axis=0, batch_dims=0):
 
 register_op("GatherV2", inputs=("params", "indices", "axis"),
             attrs={"Tparams": "params", "Tindices": "indices", "Taxis": "axis"},
-            allowed={"Tindices": dtypes.INDEX, "Taxis": dtypes.INDEX}, infer=_infer_gather, kernel=take_rows, defaults={"batch_dims": 0})
+            allowed={"Tindices": _GATHER_INDEX, "Taxis": dtypes.INDEX}, infer=_infer_gather, kernel=take_rows,
+            defaults={"batch_dims": 0})
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):

@@ -120,7 +120,7 @@ def _check_sparse_index_inputs(op, indices, segment_ids):
                                        f"indices shape {indices.shape}")
 
 
-def _infer_sparse_segment(op, data, indices, segment_ids, num_segments=None):
+def _infer_sparse_segment(op, data, indices, segment_ids, num_segments=None, sparse_gradient=False):
     _check_rows_input(op, data)
     _check_sparse_index_inputs(op, indices, segment_ids)
     if num_segments is not None:
@@ -161,7 +161,7 @@ def _sorted_kernel(kind):
 
 
 def _sparse_kernel(kind):
-    def kernel(data, indices, segment_ids, num_segments=None):
+    def kernel(data, indices, segment_ids, num_segments=None, sparse_gradient=False):
         return segment.sparse_segment_reduce(kind, data, indices, segment_ids, num_segments)
     kernel.__name__ = f"sparse_segment_{kind}"
     return kernel
@@ -172,6 +172,21 @@ def _sparse_grad_kernel(kind):
         return segment.sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0)
     kernel.__name__ = f"sparse_segment_{kind}_grad"
     return kernel
+
+
+def _sparse_grad_v2_kernel(kind):
+    def kernel(grad, indices, segment_ids, dense_output_dim0):
+        return segment.sparse_segment_grad_v2(kind, grad, indices, segment_ids, dense_output_dim0)
+    kernel.__name__ = f"sparse_segment_{kind}_grad_v2"
+    return kernel
+
+
+def _infer_sparse_segment_grad_v2(op, grad, indices, segment_ids, dense_output_dim0):
+    if grad.shape.rank == 0:
+        raise errors.invalid_input(op, "grad", f"must be at least 1-D, got shape {grad.shape}")
+    _check_sparse_index_inputs(op, indices, segment_ids)
+    tail = tensor_shape.unknown_shape() if grad.shape.rank is None else [None] + _tail(grad, 1)
+    return [TensorSpec(grad.dtype, tail), TensorSpec(indices.dtype, [None])]
 
 
 for _name, _kind, _types in (("UnsortedSegmentSum", "sum", _SUM_TYPES),
@@ -201,17 +216,22 @@ for _name, _kind, _types in (("SparseSegmentSum", "sum", _SPARSE_SUM_TYPES),
     register_op(_name, inputs=("data", "indices", "segment_ids"),
                 attrs={"T": "data", "Tidx": "indices", "Tsegmentids": "segment_ids"},
                 allowed={"T": _types, "Tidx": dtypes.INDEX, "Tsegmentids": dtypes.INDEX},
-                infer=_infer_sparse_segment, kernel=_sparse_kernel(_kind))
+                infer=_infer_sparse_segment, kernel=_sparse_kernel(_kind), defaults={"sparse_gradient": False})
     register_op(_name + "WithNumSegments", inputs=("data", "indices", "segment_ids", "num_segments"),
                 attrs={"T": "data", "Tidx": "indices", "Tsegmentids": "segment_ids",
                        "Tnumsegments": "num_segments"},
                 allowed={"T": _types, "Tidx": dtypes.INDEX, "Tsegmentids": dtypes.INDEX, "Tnumsegments": dtypes.INDEX},
-                infer=_infer_sparse_segment, kernel=_sparse_kernel(_kind))
+                infer=_infer_sparse_segment, kernel=_sparse_kernel(_kind), defaults={"sparse_gradient": False})
     # The gradient w.r.t. data: out[indices[i]] += grad[segment_ids[i]] * scale_i.
     register_op(_name + "Grad", inputs=("grad", "indices", "segment_ids", "output_dim0"),
                 attrs={"T": "grad", "Tidx": "indices", "Tsegmentids": "segment_ids", "Tdim": "output_dim0"},
                 allowed={"T": _types, "Tidx": dtypes.INDEX, "Tsegmentids": dtypes.INDEX, "Tdim": dtypes.INDEX},
                 infer=_infer_sparse_segment_grad, kernel=_sparse_grad_kernel(_kind))
+    # The same, kept sparse: (values, sorted unique indices).
+    register_op(_name + "GradV2", inputs=("grad", "indices", "segment_ids", "dense_output_dim0"),
+                attrs={"T": "grad", "Tidx": "indices", "Tsegmentids": "segment_ids"},
+                allowed={"T": _types, "Tidx": dtypes.INDEX, "Tsegmentids": dtypes.INDEX},
+                infer=_infer_sparse_segment_grad_v2, kernel=_sparse_grad_v2_kernel(_kind), num_outputs=2)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -406,58 +426,67 @@ _SPARSE_ARGS = """Args:
         num_segments, lengths that differ, or a bad dtype."""
 
 
-def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
     """Sums rows of `data` picked by `indices`, by sorted segment id.
 
     <Args, Returns, Raises: filled in from the family's text below>
     """
     if num_segments is not None:
-        return sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=name)
-    return apply_op("SparseSegmentSum", data, indices, segment_ids, name=name)
+        return sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=name,
+                                                    sparse_gradient=sparse_gradient)
+    return apply_op("SparseSegmentSum", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name)
 
 
-def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
     """Means of rows of `data` picked by `indices`, by sorted segment id.
 
     <Args, Returns, Raises: filled in from the family's text below>
     """
     if num_segments is not None:
-        return sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=name)
-    return apply_op("SparseSegmentMean", data, indices, segment_ids, name=name)
+        return sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=name,
+                                                    sparse_gradient=sparse_gradient)
+    return apply_op("SparseSegmentMean", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name)
 
 
-def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
     """Sums of rows of `data` picked by `indices`, by sorted segment id, divided by sqrt(count).
 
     <Args, Returns, Raises: filled in from the family's text below>
     """
     if num_segments is not None:
-        return sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=name)
-    return apply_op("SparseSegmentSqrtN", data, indices, segment_ids, name=name)
+        return sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=name,
+                                                    sparse_gradient=sparse_gradient)
+    return apply_op("SparseSegmentSqrtN", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name)
 
 
-def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=None):
+def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=None,
+                                   sparse_gradient=False):
     """sparse_segment_sum with `num_segments` output rows.
 
     <Args, Returns, Raises: filled in from the family's text below>
     """
-    return apply_op("SparseSegmentSumWithNumSegments", data, indices, segment_ids, num_segments, name=name)
+    return apply_op("SparseSegmentSumWithNumSegments", data, indices, segment_ids, num_segments,
+                    sparse_gradient=bool(sparse_gradient), name=name)
 
 
-def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=None):
+def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=None,
+                                   sparse_gradient=False):
     """sparse_segment_mean with `num_segments` output rows.
 
     <Args, Returns, Raises: filled in from the family's text below>
     """
-    return apply_op("SparseSegmentMeanWithNumSegments", data, indices, segment_ids, num_segments, name=name)
+    return apply_op("SparseSegmentMeanWithNumSegments", data, indices, segment_ids, num_segments,
+                    sparse_gradient=bool(sparse_gradient), name=name)
 
 
-def sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=None):
+def sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=None,
+                                   sparse_gradient=False):
     """sparse_segment_sqrt_n with `num_segments` output rows.
 
     <Args, Returns, Raises: filled in from the family's text below>
     """
-    return apply_op("SparseSegmentSqrtNWithNumSegments", data, indices, segment_ids, num_segments, name=name)
+    return apply_op("SparseSegmentSqrtNWithNumSegments", data, indices, segment_ids, num_segments,
+                    sparse_gradient=bool(sparse_gradient), name=name)
 
 
 for _fn, _types in ((sparse_segment_sum, "real dtypes"), (sparse_segment_mean, "floating dtypes"),
@@ -477,6 +506,45 @@ def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, name=None
     op_type = {"sum": "SparseSegmentSumGrad", "mean": "SparseSegmentMeanGrad",
                "sqrt_n": "SparseSegmentSqrtNGrad"}[kind]
     return apply_op(op_type, grad, indices, segment_ids, output_dim0, name=name)
+
+
+def sparse_segment_sum_grad(grad, indices, segment_ids, output_dim0, name=None):
+    """The gradient of sparse_segment_sum w.r.t. data, `output_dim0` rows (TF's SparseSegmentSumGrad)."""
+    return sparse_segment_grad("sum", grad, indices, segment_ids, output_dim0, name=name)
+
+
+def sparse_segment_mean_grad(grad, indices, segment_ids, output_dim0, name=None):
+    """The gradient of sparse_segment_mean w.r.t. data, `output_dim0` rows."""
+    return sparse_segment_grad("mean", grad, indices, segment_ids, output_dim0, name=name)
+
+
+def sparse_segment_sqrt_n_grad(grad, indices, segment_ids, output_dim0, name=None):
+    """The gradient of sparse_segment_sqrt_n w.r.t. data, `output_dim0` rows."""
+    return sparse_segment_grad("sqrt_n", grad, indices, segment_ids, output_dim0, name=name)
+
+
+def sparse_segment_grad_v2(kind, grad, indices, segment_ids, dense_output_dim0, name=None):
+    """The gradient of sparse_segment_{kind} kept sparse: (values, sorted_unique_indices), the
+    rows of the dense gradient that indices touch."""
+    op_type = {"sum": "SparseSegmentSumGradV2", "mean": "SparseSegmentMeanGradV2",
+               "sqrt_n": "SparseSegmentSqrtNGradV2"}[kind]
+    values, unique = apply_op(op_type, grad, indices, segment_ids, dense_output_dim0, name=name)
+    return values, unique
+
+
+def sparse_segment_sum_grad_v2(grad, indices, segment_ids, dense_output_dim0, name=None):
+    """(values, sorted_unique_indices) of sparse_segment_sum's gradient (TF's SparseSegmentSumGradV2)."""
+    return sparse_segment_grad_v2("sum", grad, indices, segment_ids, dense_output_dim0, name=name)
+
+
+def sparse_segment_mean_grad_v2(grad, indices, segment_ids, dense_output_dim0, name=None):
+    """(values, sorted_unique_indices) of sparse_segment_mean's gradient."""
+    return sparse_segment_grad_v2("mean", grad, indices, segment_ids, dense_output_dim0, name=name)
+
+
+def sparse_segment_sqrt_n_grad_v2(grad, indices, segment_ids, dense_output_dim0, name=None):
+    """(values, sorted_unique_indices) of sparse_segment_sqrt_n's gradient."""
+    return sparse_segment_grad_v2("sqrt_n", grad, indices, segment_ids, dense_output_dim0, name=name)
 
 
 def densify_indexed_slices(value, name=None):

@@ -9,7 +9,8 @@ import numpy as np
 
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor
-from segflow._core.registry import RegisterGradient
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._core.tensor import EagerTensor
 from segflow._core import fold as tensor_util
 from segflow._ops import elementwise as cw
@@ -213,7 +214,12 @@ def _sparse_grad(kind):
     def grad_fn(op, grad):
         grad = convert_to_tensor(grad)
         data, indices, ids = op.inputs[0], op.inputs[1], op.inputs[2]
-        dx = sg.sparse_segment_grad(kind, grad, indices, ids, so.shape(data)[0])
+        rows = so.shape(data, out_type=indices.dtype)[0]
+        if op.get_attr("sparse_gradient"):
+            values, unique = sg.sparse_segment_grad_v2(kind, grad, indices, ids, rows)
+            dx = IndexedSlices(values, unique, so.shape(data, out_type=indices.dtype))
+        else:
+            dx = sg.sparse_segment_grad(kind, grad, indices, ids, rows)
         return [dx] + [None] * (len(op.inputs) - 1)
     return grad_fn
 
@@ -237,6 +243,7 @@ for _kind, _name in (("sum", "SparseSegmentSum"), ("mean", "SparseSegmentMean"),
     RegisterGradient(_name)(_sparse_grad(_kind))
     RegisterGradient(_name + "WithNumSegments")(_sparse_grad(_kind))
     RegisterGradient(_name + "Grad")(_sparse_grad_grad(_kind))
+    NotDifferentiable(_name + "GradV2")
 
 
 # ----------------------------------------------------------------------------------------------

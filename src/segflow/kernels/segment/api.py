@@ -16,7 +16,7 @@ from segflow.kernels.segment.plan import (COMBINE, KINDS, _thread_limit, _thread
                                           plan_for, reduce_strategy)
 
 __all__ = ["unsorted_segment_reduce", "sorted_segment_reduce", "sparse_segment_reduce",
-           "sparse_segment_grad", "unsorted_segment_counts", "bincount"]
+           "sparse_segment_grad", "sparse_segment_grad_v2", "unsorted_segment_counts", "bincount"]
 
 
 def _numpy_reduce(op, scale, data, ids, num_segments, init, fill, acc_dtype, order=None):
@@ -198,30 +198,59 @@ def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, n
     return plan.restore(out, (rows_out,) + data.shape[1:])
 
 
-def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, num_threads=None):
-    """The gradient of sparse_segment_reduce(kind, ...) with respect to data: shape
-    (output_dim0,) + grad.shape[1:], out[indices[i]] += grad[segment_ids[i]] * scale_i with
-    scale_i 1 (sum), 1/count (mean) or 1/sqrt(count) (sqrt_n) of segment segment_ids[i]."""
+def _sparse_grad_rows(kind, grad, indices, segment_ids, output_dim0, nt):
+    """The validated ids and the rows grad[segment_ids[i]] * scale_i of the sparse segment
+    gradient (TF's SparseSegment<K>Grad checks, in TF's words)."""
     grad = np.asarray(grad)
     indices = checks.as_ids(indices, "indices")
     ids = checks.as_ids(segment_ids)
     plan = plan_for(kind, "sparse", grad.dtype)
-    output_dim0 = checks.as_count(output_dim0, "output_dim0")
     if grad.ndim == 0:
         raise BadInput("grad", "must be at least 1-D")
     if indices.ndim != 1 or ids.shape != indices.shape:
         raise BadInput("segment_ids", f"shape {ids.shape} must be 1-D and equal to indices shape"
                                       f" {indices.shape}")
-    nt = _threads(num_threads)
     nseg = grad.shape[0]
-    checks.check_range(ids, 0, nseg, nt)
-    checks.check_range(indices, 0, output_dim0, nt, "indices")
+    # TF's order and words, each followed by the shared wording of the first bad position
+    if ids.size and int(ids[-1]) + 1 > nseg:
+        raise BadInput("segment_ids", f"Invalid number of segments in grad: segment_ids[{ids.size - 1}] = "
+                                      f"{int(ids[-1])} is out of range [0, {nseg})")
+    if ids.size and (ids.min() < 0 or ids.max() >= nseg):
+        bad = int(np.flatnonzero((ids < 0) | (ids >= nseg))[0])
+        raise BadInput("segment_ids", f"Segment id {ids[bad]} out of range [0, {nseg}): segment_ids[{bad}] = "
+                                      f"{ids[bad]} is out of range [0, {nseg})")
+    if output_dim0 is not None and indices.size and (indices.min() < 0 or indices.max() >= output_dim0):
+        bad = int(np.flatnonzero((indices < 0) | (indices >= output_dim0))[0])
+        raise BadInput("indices", f"Index {indices[bad]} out of range [0, {output_dim0}): indices[{bad}] = "
+                                  f"{indices[bad]} is out of range [0, {output_dim0})")
     rows = grad[ids]
     if plan.scale:
         counts = np.maximum(_counts(ids, nseg, nt), 1).astype(np.float64)
         factor = 1.0 / (counts if plan.scale == 1 else np.sqrt(counts))
         rows = (rows * factor[ids].reshape((-1,) + (1,) * (grad.ndim - 1))).astype(grad.dtype)
+    return indices, rows
+
+
+def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, num_threads=None):
+    """The gradient of sparse_segment_reduce(kind, ...) with respect to data: shape
+    (output_dim0,) + grad.shape[1:], out[indices[i]] += grad[segment_ids[i]] * scale_i with
+    scale_i 1 (sum), 1/count (mean) or 1/sqrt(count) (sqrt_n) of segment segment_ids[i]."""
+    output_dim0 = checks.as_count(output_dim0, "output_dim0")
+    nt = _threads(num_threads)
+    indices, rows = _sparse_grad_rows(kind, grad, indices, segment_ids, output_dim0, nt)
     return unsorted_segment_reduce("sum", rows, indices, output_dim0, num_threads=num_threads)
+
+
+def sparse_segment_grad_v2(kind, grad, indices, segment_ids, dense_output_dim0, num_threads=None):
+    """The same gradient kept sparse: (values, sorted_unique_indices), values[k] the sum of the
+    scaled rows whose index is sorted_unique_indices[k] (TF's SparseSegment<K>GradV2)."""
+    dense_output_dim0 = checks.as_count(dense_output_dim0, "dense_output_dim0")
+    nt = _threads(num_threads)
+    indices, rows = _sparse_grad_rows(kind, grad, indices, segment_ids, dense_output_dim0, nt)
+    unique, inverse = np.unique(indices, return_inverse=True)
+    values = unsorted_segment_reduce("sum", rows, inverse.reshape(-1).astype(np.int64), unique.size,
+                                     num_threads=num_threads)
+    return values, unique.astype(indices.dtype)
 
 
 def bincount(arr, weights=None, minlength=0, maxlength=None, dtype=np.int32, num_threads=None):
