@@ -8,6 +8,7 @@ with TensorFlow's output dtype. tests/test_op_spec.py drives them, one spec row 
 import builtins
 import math
 
+import ml_dtypes
 import numpy as np
 
 # ----------------------------------------------------------------------------------------------
@@ -23,14 +24,28 @@ def _is_float(a):
 
 
 def lowest(dtype):
-    """std::numeric_limits<T>::lowest(): the most negative finite value (not -inf for floats)."""
+    """std::numeric_limits<T>::lowest(): the most negative finite value (not -inf for floats).
+    ml_dtypes.finfo is np.finfo for NumPy's floats and also knows bfloat16."""
     dtype = np.dtype(dtype)
-    return np.iinfo(dtype).min if dtype.kind in "iu" else np.finfo(dtype).min
+    return np.iinfo(dtype).min if dtype.kind in "iu" else ml_dtypes.finfo(dtype).min
 
 
 def highest(dtype):
     dtype = np.dtype(dtype)
-    return np.iinfo(dtype).max if dtype.kind in "iu" else np.finfo(dtype).max
+    return np.iinfo(dtype).max if dtype.kind in "iu" else ml_dtypes.finfo(dtype).max
+
+
+def wide(dtype):
+    """The wide accumulator for `dtype`: complex128, int64, uint64, or float64 for every real float
+    (float16 and bfloat16 included)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return np.dtype(np.complex128)
+    if dtype.kind == "i":
+        return np.dtype(np.int64)
+    if dtype.kind == "u":
+        return np.dtype(np.uint64)
+    return np.dtype(np.float64)
 
 
 def _axes(axis, ndim):
@@ -473,32 +488,36 @@ _COMBINE = {
 }
 
 
-def _segment(kind, data, ids, num_segments, empty):
+def _segment(kind, data, ids, num_segments, empty, acc_dtype=None):
     """out[s] = combine over the rows r with ids[r] == s (ids may be N-D: the leading ids.ndim dims of
     data are indexed by position); ids < 0 are dropped; empty segments take `empty`.
-    kind 'mean' divides the sum by the count, 'sqrt_n' by its square root."""
+    kind 'mean' divides the sum by the count, 'sqrt_n' by its square root.
+    The rows are combined (and divided) in acc_dtype, data's dtype unless given, and each segment is
+    cast once to data's dtype at the end (integers wrap)."""
     data, ids = np.asarray(data), np.asarray(ids)
+    acc_dtype = data.dtype if acc_dtype is None else np.dtype(acc_dtype)
     tail = data.shape[ids.ndim:]
     base = "sum" if kind in ("mean", "sqrt_n") else kind
+    combine = np.vectorize(_COMBINE[base], otypes=[acc_dtype])
     acc = [None] * num_segments
     count = [0] * num_segments
     for pos in np.ndindex(ids.shape):
         s = int(ids[pos])
         if s < 0:
             continue
-        row = data[pos].astype(data.dtype)
-        acc[s] = row.copy() if acc[s] is None else np.vectorize(_COMBINE[base], otypes=[data.dtype])(acc[s], row)
+        row = data[pos].astype(acc_dtype)
+        acc[s] = row.copy() if acc[s] is None else combine(acc[s], row)
         count[s] += 1
     out = np.empty((num_segments,) + tail, data.dtype)
     for s in range(num_segments):
         if acc[s] is None:
             out[s] = empty
         elif kind == "mean":
-            out[s] = acc[s] / data.dtype.type(count[s])
+            out[s] = np.asarray(acc[s] / acc_dtype.type(count[s])).astype(data.dtype)
         elif kind == "sqrt_n":
-            out[s] = acc[s] / np.sqrt(data.dtype.type(count[s]))
+            out[s] = np.asarray(acc[s] / np.sqrt(acc_dtype.type(count[s]))).astype(data.dtype)
         else:
-            out[s] = acc[s]
+            out[s] = np.asarray(acc[s]).astype(data.dtype)
     return out
 
 
@@ -555,10 +574,10 @@ def unsorted_segment_sqrt_n(data, ids, num_segments):
 
 
 # Sparse segment ops: segment ids[j] gathers data[indices[j]]; rows = last id + 1 unless given.
-def _sparse(kind, data, indices, ids, num_segments):
+def _sparse(kind, data, indices, ids, num_segments, acc_dtype=None):
     n = _sorted_n(ids) if num_segments is None else num_segments
     rows = np.stack([data[int(i)] for i in indices]) if len(indices) else np.zeros((0,) + data.shape[1:], data.dtype)
-    return _segment(kind, rows, ids, n, 0)
+    return _segment(kind, rows, ids, n, 0, acc_dtype)
 
 
 def sparse_segment_sum(data, indices, ids, num_segments=None):
@@ -571,6 +590,29 @@ def sparse_segment_mean(data, indices, ids, num_segments=None):
 
 def sparse_segment_sqrt_n(data, indices, ids, num_segments=None):
     return _sparse("sqrt_n", data, indices, ids, num_segments)
+
+
+# The whole family by kind, with an optional accumulator: acc_dtype=wide(data.dtype) models kernels
+# that accumulate wide and round once (float16/bfloat16/float32 sums and means, wrapping integers).
+# Empty segments hold the same values as above, in data's dtype.
+_UNSORTED_EMPTY = {"prod": lambda dt: 1, "max": lowest, "min": highest}
+
+
+def unsorted_segment_reduce(kind, data, ids, num_segments, acc_dtype=None):
+    """unsorted_segment_<kind>, kind one of sum, prod, max, min, mean, sqrt_n."""
+    data = np.asarray(data)
+    empty = _UNSORTED_EMPTY.get(kind, lambda dt: 0)(data.dtype)
+    return _segment(kind, data, ids, num_segments, empty, acc_dtype)
+
+
+def segment_reduce(kind, data, ids, acc_dtype=None):
+    """segment_<kind>, kind one of sum, prod, max, min, mean; gaps hold 0 (1 for prod)."""
+    return _segment(kind, data, ids, _sorted_n(ids), 1 if kind == "prod" else 0, acc_dtype)
+
+
+def sparse_segment_reduce(kind, data, indices, ids, num_segments=None, acc_dtype=None):
+    """sparse_segment_<kind>, kind one of sum, mean, sqrt_n."""
+    return _sparse(kind, np.asarray(data), indices, ids, num_segments, acc_dtype)
 
 
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=np.int32):
@@ -683,11 +725,12 @@ def dynamic_partition(data, partitions, num_partitions):
 
 def unique(x):
     """(y, idx): y in order of first appearance, idx int32 with y[idx] == x."""
-    y, idx = [], []
+    y, idx, where = [], [], {}  # where[v]: v's position in y (a dict, so long inputs stay linear)
     for v in x.tolist():
-        if v not in y:
+        if v not in where:
+            where[v] = len(y)
             y.append(v)
-        idx.append(y.index(v))
+        idx.append(where[v])
     return np.array(y, x.dtype), np.array(idx, np.int32)
 
 

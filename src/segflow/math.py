@@ -5,12 +5,13 @@ from segflow._ops.elementwise import (
     is_finite, is_inf, is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
     logical_xor, maximum, minimum, mod, mul, multiply, neg, negative, not_equal, pow, real, realdiv,
     reciprocal, round, rsqrt, scalar_mul, select, sigmoid, sign, sin, sinh, softplus, sqrt, square,
-    squared_difference, sub, subtract, sum_to_shape, tan, tanh, truediv, truncatediv, where, where_v2
+    squared_difference, sub, subtract, sum_to_shape, tan, tanh, truediv, truncatediv, where, where_v2,
+    multiply_no_nan, nextafter, xdivy, xlog1py, xlogy
 )
 from segflow._ops.cast import cast, to_double, to_float, to_int32, to_int64
 from segflow._ops.reduce import (
     argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
-    reduce_mean, reduce_min, reduce_prod, reduce_sum
+    reduce_mean, reduce_min, reduce_prod, reduce_sum, reduce_euclidean_norm
 )
 from segflow._ops.bincount import bincount
 from segflow._ops.segment import (
@@ -39,4 +40,5 @@ __all__ = ["abs", "acos", "add", "add_n", "add_v2", "angle", "argmax", "argmin",
            "sparse_segment_sum_with_num_segments", "sqrt", "square", "squared_difference", "sub", "subtract",
            "sum_to_shape", "tan", "tanh", "to_double", "to_float", "to_int32", "to_int64", "top_k",
            "truediv", "truncatediv", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
-           "unsorted_segment_prod", "unsorted_segment_sqrt_n", "unsorted_segment_sum", "where", "where_v2"]
+           "unsorted_segment_prod", "unsorted_segment_sqrt_n", "unsorted_segment_sum", "where", "where_v2",
+           "multiply_no_nan", "nextafter", "reduce_euclidean_norm", "xdivy", "xlog1py", "xlogy"]

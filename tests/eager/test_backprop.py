@@ -6,6 +6,7 @@ import pytest
 
 import segflow as sf
 from segflow.eager import backprop
+from segflow.client.session import Session
 from segflow.framework import ops
 
 Pair = collections.namedtuple("Pair", "a b")
@@ -355,11 +356,50 @@ def test_scalar_used_three_times_aggregates():
     assert float(tape.gradient(y, x)) == 7.0
 
 
-def test_gradient_tape_refuses_graph_mode():
+def test_gradient_tape_in_graph_mode_builds_the_backward_graph():
+    # y = sum(x^2 v): dy/dx = 2 x v, dy/dv = x^2; the inner tape's d(x^3)/dx = 3 x^2 is itself
+    # recorded by the outer tape, whose gradient of it is 6 x.
+    xv = np.array([1.0, 2.0, 3.0], np.float32)
+    vv = np.array([0.5, -1.0, 2.0], np.float32)
     with ops.Graph().as_default():
-        with pytest.raises(RuntimeError, match="graph mode use sf.gradients"):
-            with sf.GradientTape():
-                pass
+        x = sf.constant(xv)
+        v = sf.Variable(vv)
+        with sf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = sf.reduce_sum(x * x * v)
+            with sf.GradientTape() as inner:
+                inner.watch(x)
+                z = x * x * x
+            dz = inner.gradient(z, x)
+            rows = sf.reduce_sum(sf.gather(v, [0, 2, 2]))
+        gx, gv = tape.gradient(y, [x, v])
+        second = tape.gradient(dz, x)
+        sparse = tape.gradient(rows, v)
+        jac = tape.jacobian(x * 1.0, x)       # built outside the block: not recorded, so None
+        assert isinstance(gx, ops.Tensor) and not isinstance(gx, ops.EagerTensor)
+        assert isinstance(sparse, ops.IndexedSlices)
+        assert jac is None
+        assert list(tape.watched_variables()) == [v]
+        with Session() as sess:
+            sess.run(v.initializer)
+            got = sess.run([gx, gv, dz, second, sf.convert_to_tensor(sparse)])
+    np.testing.assert_allclose(got[0], 2 * xv * vv)
+    np.testing.assert_allclose(got[1], xv * xv)
+    np.testing.assert_allclose(got[2], 3 * xv * xv)
+    np.testing.assert_allclose(got[3], 6 * xv)
+    np.testing.assert_allclose(got[4], [1.0, 0.0, 2.0])
+
+
+def test_gradient_tape_in_graph_mode_jacobian():
+    xv = np.array([1.0, -2.0, 3.0])
+    with ops.Graph().as_default():
+        x = sf.constant(xv)
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        jac = tape.jacobian(y, x)
+        with Session() as sess:
+            np.testing.assert_allclose(sess.run(jac), np.diag(2 * xv))
 
 
 def test_unwatched_constant_next_to_a_watched_variable_gets_none():

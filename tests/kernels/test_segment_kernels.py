@@ -1,4 +1,5 @@
-"""Segment-reduction kernels against obvious NumPy references (never against their own output)."""
+"""Segment-reduction kernels against the NumPy references in tests/reference.py (never against their
+own output)."""
 import ml_dtypes
 import numba
 import numpy as np
@@ -6,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import reference as R
 from segflow.kernels import segment as seg
 from segflow.kernels._common import BadInput
 
@@ -36,64 +38,25 @@ def kinds_for(dtype, kinds):
     return out
 
 
-def wide(dtype):
-    if dtype.kind == "c":
-        return np.dtype(np.complex128)
-    if dtype.kind == "u":
-        return np.dtype(np.uint64)
-    if dtype.kind == "i":
-        return np.dtype(np.int64)
-    return np.dtype(np.float64)
-
-
-def extremes(dtype):
-    info = np.iinfo(dtype) if dtype.kind in "iu" else (
-        ml_dtypes.finfo(dtype) if dtype == BF16 else np.finfo(dtype))
-    return info.min, info.max
-
-
 def ref_unsorted(kind, data, ids, n):
-    """TF's unsorted segment ops with ufunc.at in a wide dtype (integers wrap like TF's)."""
-    data, ids = np.asarray(data), np.asarray(ids)
-    tail = data.shape[ids.ndim:]
-    rows = data.reshape((ids.size,) + tail)
-    flat = ids.reshape(-1)
-    rows, flat = rows[flat >= 0], flat[flat >= 0]
-    w = wide(data.dtype)
-    start = {"prod": 1, "max": extremes(data.dtype)[0], "min": extremes(data.dtype)[1]}
-    out = np.full((n,) + tail, start.get(kind, 0), w)
-    ufunc = {"prod": np.multiply, "max": np.maximum, "min": np.minimum}.get(kind, np.add)
-    ufunc.at(out, flat, rows.astype(w))
-    counts = np.bincount(flat, minlength=n).reshape((n,) + (1,) * len(tail))
-    if kind == "mean":
-        out = out / np.maximum(counts, 1)
-    if kind == "sqrt_n":
-        out = out / np.sqrt(np.maximum(counts, 1))
-    return out.astype(data.dtype)
+    """tests/reference.py's unsorted segment ops, accumulating wide (integers wrap like TF's)."""
+    data = np.asarray(data)
+    return R.unsorted_segment_reduce(kind, data, ids, n, acc_dtype=R.wide(data.dtype))
 
 
 def ref_sorted(kind, data, ids):
-    """TF's sorted segment ops, one segment at a time; gaps hold 0 (1 for prod)."""
+    """tests/reference.py's sorted segment ops, accumulating wide; gaps hold 0 (1 for prod)."""
     data = np.asarray(data)
-    n = int(ids[-1]) + 1 if len(ids) else 0
-    w = wide(data.dtype)
-    out = np.zeros((n,) + data.shape[1:], w)
-    for s in range(n):
-        rows = data[ids == s].astype(w)
-        if len(rows) == 0:
-            out[s] = 1 if kind == "prod" else 0
-        else:
-            out[s] = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min,
-                      "mean": np.mean}[kind](rows, axis=0)
-    return out.astype(data.dtype)
+    return R.segment_reduce(kind, data, ids, acc_dtype=R.wide(data.dtype))
 
 
 def ref_sparse(kind, data, indices, ids, n):
-    return ref_unsorted(kind, np.asarray(data)[indices], ids, n)
+    data = np.asarray(data)
+    return R.sparse_segment_reduce(kind, data, indices, ids, n, acc_dtype=R.wide(data.dtype))
 
 
 def ref_sparse_grad(kind, grad, indices, ids, dim0):
-    out = np.zeros((dim0,) + grad.shape[1:], wide(grad.dtype))
+    out = np.zeros((dim0,) + grad.shape[1:], R.wide(grad.dtype))
     counts = np.bincount(ids, minlength=grad.shape[0])
     for i, s in zip(indices, ids):
         scale = {"sum": 1.0, "mean": 1.0 / counts[s], "sqrt_n": 1.0 / np.sqrt(counts[s])}[kind]

@@ -3,6 +3,7 @@ gather_nd. Values against NumPy, gradients against numerical Jacobians in both m
 import numpy as np
 import pytest
 
+import reference as R
 import segflow as sf
 from segflow.framework import errors, ops
 from gradcheck import check_gradients
@@ -21,14 +22,6 @@ def gradient(mode, f, x):
             y = sf.reduce_sum(f(x))
         return tape.gradient(y, x)
     return sf.gradients(sf.reduce_sum(f(x)), x)[0]
-
-
-def ref_batch_gather(params, indices, axis, batch_dims):
-    # The obvious loop over batch positions, then np.take.
-    if batch_dims == 0:
-        return np.take(params, indices, axis=axis)
-    return np.stack([ref_batch_gather(params[b], indices[b], axis - 1, batch_dims - 1)
-                     for b in range(params.shape[0])])
 
 
 # -- gather values
@@ -66,7 +59,7 @@ def test_gather_batch_dims(mode, axis, batch_dims):
         RNG.integers(0, 5, size=(4, 3, 2))
     bd = batch_dims % idx.ndim if batch_dims < 0 else batch_dims
     got = mode.evaluate(sf.gather(params, idx, axis=axis, batch_dims=batch_dims))
-    np.testing.assert_array_equal(got, ref_batch_gather(params, idx, axis % 3, bd))
+    np.testing.assert_array_equal(got, R.gather(params, idx, axis % 3, bd))
 
 
 def test_batch_gather(mode):
@@ -168,7 +161,7 @@ def test_gather_batch_dims_gradient(mode, axis, batch_dims):
     params = RNG.normal(size=(3, 2, 4))
     n = params.shape[axis]
     idx = np.array([[0, n - 1], [1, 1], [n - 1, n - 1]]) if batch_dims == 1 else RNG.integers(0, n, size=(3, 2, 2))
-    w = RNG.normal(size=ref_batch_gather(params, idx, axis, batch_dims).shape)
+    w = RNG.normal(size=R.gather(params, idx, axis, batch_dims).shape)
     check_gradient(mode, lambda x: sf.gather(x, idx, axis=axis, batch_dims=batch_dims) * w, params)
 
 
@@ -187,20 +180,12 @@ def test_gather_second_order(mode):
 
 
 # -- gather_nd
-def ref_gather_nd(params, indices):
-    indices = np.asarray(indices)
-    flat = indices.reshape(-1, indices.shape[-1])
-    out = np.stack([params[tuple(i)] for i in flat]) if len(flat) else \
-        np.zeros((0,) + params.shape[indices.shape[-1]:], params.dtype)
-    return out.reshape(indices.shape[:-1] + params.shape[indices.shape[-1]:])
-
-
 @pytest.mark.parametrize("indices", [[[0, 1], [3, 2]], [[1], [0], [1]], [[[0, 1, 1]], [[2, 2, 0]]], [[2]],
                                      np.zeros((0, 2), np.int32)],
                          ids=["pairs", "rows", "full-depth", "one-row", "empty"])
 def test_gather_nd(mode, indices):
     got = mode.evaluate(sf.gather_nd(P, np.asarray(indices, np.int32)))
-    want = ref_gather_nd(P, indices)
+    want = R.gather_nd(P, indices)
     assert got.shape == want.shape
     np.testing.assert_array_equal(got, want)
 
@@ -209,7 +194,7 @@ def test_gather_nd_batch_dims(mode):
     params = np.arange(24.0).reshape(2, 3, 4)
     idx = np.array([[[1], [0]], [[2], [2]]])
     got = mode.evaluate(sf.gather_nd(params, idx, batch_dims=1))
-    want = np.stack([ref_gather_nd(params[b], idx[b]) for b in range(2)])
+    want = R.gather_nd(params, idx, batch_dims=1)
     np.testing.assert_array_equal(got, want)
 
 

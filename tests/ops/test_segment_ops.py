@@ -1,11 +1,12 @@
 """The segment family: unsorted, sorted and sparse segment reductions and bincount. Values against
-NumPy references written here (np.add.at / np.maximum.at / loops) for every supported dtype, edge
+the NumPy references in tests/reference.py for every supported dtype, edge
 cases (empty data and segments, negative ids, N-D ids, ties), gradients against numerical Jacobians
 in both modes and to second order, errors with their messages, num_segments fed at run time."""
 import ml_dtypes
 import numpy as np
 import pytest
 
+import reference as R
 import segflow as sf
 from segflow.framework import errors, ops
 from segflow.ops import gradient_checker, gradient_checker_v2
@@ -36,79 +37,20 @@ def dtype_cases(kinds):
 
 
 # ----------------------------------------------------------------------------------------------
-# NumPy references
-
-
-def wide(dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        return np.complex128
-    if dtype.kind == "i":
-        return np.int64
-    if dtype.kind == "u":
-        return np.uint64
-    return np.float64  # float16/32/64 and bfloat16
-
-
-def extremes(dtype):
-    dtype = np.dtype(dtype)
-    info = np.iinfo(dtype) if dtype.kind in "iu" else (ml_dtypes.finfo(dtype) if dtype == BF16 else np.finfo(dtype))
-    return info.min, info.max
+# NumPy references: tests/reference.py's, accumulating wide (float64, int64, uint64, complex128) and
+# rounding once to the data's dtype, as the kernels do.
 
 
 def ref_unsorted(kind, data, ids, n):
-    tail = data.shape[ids.ndim:]
-    rows = data.reshape((-1,) + tail).astype(wide(data.dtype))
-    flat = ids.reshape(-1)
-    rows, flat = rows[flat >= 0], flat[flat >= 0]
-    lo, hi = extremes(data.dtype)
-    init = {"prod": 1, "max": lo, "min": hi}.get(kind, 0)
-    out = np.full((n,) + tail, init, rows.dtype)
-    ufunc = {"prod": np.multiply, "max": np.maximum, "min": np.minimum}.get(kind, np.add)
-    ufunc.at(out, flat, rows)
-    counts = np.maximum(np.bincount(flat, minlength=n), 1).reshape((n,) + (1,) * len(tail))
-    if kind == "mean":
-        out = out / counts
-    elif kind == "sqrt_n":
-        out = out / np.sqrt(counts)
-    return out.astype(data.dtype)
-
-
-def _reduce_rows(kind, rows):
-    w = rows.astype(wide(rows.dtype))
-    if kind == "sum":
-        return w.sum(0)
-    if kind == "prod":
-        return w.prod(0)
-    if kind == "max":
-        return w.max(0)
-    if kind == "min":
-        return w.min(0)
-    if kind == "mean":
-        return w.sum(0) / len(rows)
-    return w.sum(0) / np.sqrt(len(rows))
+    return R.unsorted_segment_reduce(kind, data, ids, n, acc_dtype=R.wide(data.dtype))
 
 
 def ref_sorted(kind, data, ids):
-    n = int(ids[-1]) + 1 if ids.size else 0
-    out = []
-    for j in range(n):
-        rows = data[ids == j]
-        if len(rows):
-            out.append(_reduce_rows(kind, rows))
-        else:
-            out.append(np.full(data.shape[1:], 1 if kind == "prod" else 0, wide(data.dtype)))
-    return np.array(out, wide(data.dtype)).reshape((n,) + data.shape[1:]).astype(data.dtype)
+    return R.segment_reduce(kind, data, ids, acc_dtype=R.wide(data.dtype))
 
 
 def ref_sparse(kind, data, indices, ids, n=None):
-    n = (int(ids[-1]) + 1 if ids.size else 0) if n is None else n
-    out = np.zeros((n,) + data.shape[1:], wide(data.dtype))
-    for j in range(n):
-        rows = data[indices[ids == j]]
-        if len(rows):
-            out[j] = _reduce_rows(kind, rows)
-    return out.astype(data.dtype)
+    return R.sparse_segment_reduce(kind, data, indices, ids, n, acc_dtype=R.wide(data.dtype))
 
 
 def sample(dtype, shape, seed=0, low=-3, high=4):
@@ -174,7 +116,7 @@ def test_unsorted_int64_ids_sorted_ids_and_1d_data(mode, kind):
 def test_unsorted_empty_data_and_segments(mode, kind):
     data = np.zeros((0, 3), np.float32)
     got = mode.evaluate(UNSORTED_FN[kind](data, np.zeros((0,), np.int32), 2))
-    lo, hi = extremes(np.float32)
+    lo, hi = R.lowest(np.float32), R.highest(np.float32)
     fill = {"prod": 1, "max": lo, "min": hi}.get(kind, 0)
     np.testing.assert_array_equal(got, np.full((2, 3), fill, np.float32))
     got = mode.evaluate(UNSORTED_FN[kind](data, np.zeros((0,), np.int32), 0))
@@ -186,7 +128,7 @@ def test_unsorted_empty_data_and_segments(mode, kind):
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16, BF16])
 def test_unsorted_empty_max_min_are_dtype_extremes(mode, dtype):
-    lo, hi = extremes(dtype)
+    lo, hi = R.lowest(dtype), R.highest(dtype)
     data = np.array([1, 2], dtype)
     got_max = mode.evaluate(sf.math.unsorted_segment_max(data, [0, 0], 2))
     got_min = mode.evaluate(sf.math.unsorted_segment_min(data, [0, 0], 2))
@@ -616,19 +558,6 @@ def test_sparse_errors(mode):
 # bincount
 
 
-def ref_bincount(arr, weights=None, minlength=None, maxlength=None, dtype=np.int32):
-    arr = np.asarray(arr).reshape(-1)
-    w = np.ones(arr.shape) if weights is None else np.asarray(weights).reshape(-1)
-    length = max(int(arr.max()) + 1 if arr.size else 0, minlength or 0)
-    if maxlength is not None:
-        length = min(length, maxlength)
-    out = np.zeros(length, np.float64)
-    for v, wv in zip(arr, w):
-        if v < length:
-            out[v] += wv
-    return out.astype(dtype if weights is None else np.asarray(weights).dtype)
-
-
 @pytest.mark.parametrize("case", [
     dict(arr=[1, 1, 3, 7, 0]),
     dict(arr=[[1, 1], [3, 7]], minlength=10),
@@ -646,7 +575,7 @@ def test_bincount_values(mode, case):
     arr = np.asarray(case["arr"], np.int32)
     kwargs = {k: v for k, v in case.items() if k != "arr"}
     got = mode.evaluate(sf.math.bincount(arr, **kwargs))
-    assert_values(got, ref_bincount(arr, **kwargs))
+    assert_values(got, R.bincount(arr, **kwargs))
 
 
 def test_bincount_fed_at_run_time_and_gradient():

@@ -3,6 +3,7 @@ gradients against numerical Jacobians in both modes, duplicates, errors."""
 import numpy as np
 import pytest
 
+import reference as R
 import segflow as sf
 from segflow.framework import errors
 from segflow.ops import array_ops, data_flow_ops, math_ops
@@ -13,22 +14,11 @@ from gradcheck import check_gradients
 # -- unique
 
 
-def ref_unique(x):
-    y, idx, count = [], [], []
-    for v in x:
-        if v not in y:
-            y.append(v)
-            count.append(0)
-        idx.append(y.index(v))
-        count[y.index(v)] += 1
-    return np.array(y, dtype=x.dtype), np.array(idx), np.array(count)
-
-
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
 def test_unique_first_appearance_order(mode, dtype):
     x = np.array([7, 3, 7, 1, 3, 3, 9, 1], dtype=dtype)
     y, idx = mode.evaluate(array_ops.unique(x))
-    ry, ridx, _ = ref_unique(x)
+    ry, ridx, _ = R.unique_with_counts(x)
     np.testing.assert_array_equal(y, ry)
     np.testing.assert_array_equal(idx, ridx)
     assert y.dtype == dtype and idx.dtype == np.int32
@@ -39,7 +29,7 @@ def test_unique_with_counts_and_int64_idx(mode):
     x = np.array([-2, 5, 5, -2, 0, 5], np.int64)
     out = array_ops.unique_with_counts(x, out_idx=sf.int64)
     y, idx, count = mode.evaluate([out.y, out.idx, out.count])
-    ry, ridx, rcount = ref_unique(x)
+    ry, ridx, rcount = R.unique_with_counts(x)
     np.testing.assert_array_equal(y, ry)
     np.testing.assert_array_equal(idx, ridx)
     np.testing.assert_array_equal(count, rcount)
@@ -49,7 +39,7 @@ def test_unique_with_counts_and_int64_idx(mode):
 def test_unique_random_against_reference(mode):
     x = np.random.default_rng(1).integers(0, 30, size=300)
     y, idx = mode.evaluate(sf.unique(x))
-    ry, ridx, _ = ref_unique(x)
+    ry, ridx, _ = R.unique_with_counts(x)
     np.testing.assert_array_equal(y, ry)
     np.testing.assert_array_equal(idx, ridx)
 
@@ -78,24 +68,12 @@ def test_dedup_indexed_slices_pattern(mode):
 # -- dynamic_stitch
 
 
-def ref_stitch(indices, data):
-    indices = [np.asarray(i) for i in indices]
-    data = [np.asarray(d) for d in data]
-    tail = data[0].shape[indices[0].ndim:]
-    rows = max((int(i.max()) for i in indices if i.size), default=-1) + 1
-    out = np.zeros((rows,) + tail, data[0].dtype)
-    for ind, d in zip(indices, data):
-        for j, r in enumerate(ind.reshape(-1)):
-            out[r] = d.reshape((-1,) + tail)[j]
-    return out
-
-
 def test_dynamic_stitch_values(mode):
     indices = [np.array(6), np.array([4, 1]), np.array([[5, 2], [0, 3]])]
     data = [np.array([61.0, 62.0]), np.array([[41.0, 42.0], [11.0, 12.0]]),
             np.array([[[51.0, 52.0], [21.0, 22.0]], [[1.0, 2.0], [31.0, 32.0]]])]
     got = mode.evaluate(data_flow_ops.dynamic_stitch(indices, data))
-    np.testing.assert_array_equal(got, ref_stitch(indices, data))
+    np.testing.assert_array_equal(got, R.dynamic_stitch(indices, data))
     np.testing.assert_array_equal(got[:, 0], [1, 11, 21, 31, 41, 51, 61])
 
 
@@ -104,7 +82,7 @@ def test_dynamic_stitch_duplicates_later_wins_and_gaps_are_zero(mode):
     data = [np.array([1, 2, 3], np.int32), np.array([4, 5, 6, 7], np.int32)]
     for fn in (data_flow_ops.dynamic_stitch, data_flow_ops.parallel_dynamic_stitch):
         got = mode.evaluate(fn(indices, data))
-        np.testing.assert_array_equal(got, ref_stitch(indices, data))
+        np.testing.assert_array_equal(got, R.dynamic_stitch(indices, data))
         np.testing.assert_array_equal(got, [6, 0, 7, 0, 4])
 
 

@@ -412,6 +412,8 @@ def _build_node(opdef, inputs, attrs, name):
         else:
             all_attrs[attr] = x.dtype
     op = graph._create_op(opdef.name, node_name, flat, all_attrs, output_specs, opdef, input_counts, full_attrs)
+    if _tapes_active.any and _tape_state.tapes:
+        tape_lib.record_graph_op(op)
     if opdef._single:
         return op.outputs[0]
     if opdef.num_outputs == 0:

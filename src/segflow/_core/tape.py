@@ -14,7 +14,7 @@ import threading
 
 from segflow._core.operation import Operation
 
-__all__ = ["Tape", "record", "push_tape", "pop_tape", "variable_accessed"]
+__all__ = ["Tape", "record", "record_graph_op", "push_tape", "pop_tape", "variable_accessed"]
 
 
 class _TapeState(threading.local):
@@ -153,6 +153,24 @@ def record_on(tapes, opdef, inputs, outputs, attrs, grad_fn=None):
             if id(o) not in watched:
                 watched.add(id(o))
                 keep.append(o)
+
+
+def record_graph_op(op):
+    """Adds a graph Operation just built to every recording tape (of the calling thread) that
+    watches one of its inputs: a GradientTape inside a graph (or a traced function) records the
+    graph ops built while it is active, and its gradient() builds the backward graph from them."""
+    for tape in _tape_state.tapes:
+        watched = tape.watched
+        for x in op.inputs:
+            if id(x) in watched:
+                break
+        else:
+            continue
+        tape.records.append(op)
+        for o in op.outputs:
+            if id(o) not in watched:
+                watched.add(id(o))
+                tape.keep.append(o)
 
 
 def variable_accessed(variable):

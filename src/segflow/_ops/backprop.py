@@ -18,7 +18,9 @@ from segflow._core.backward import UnconnectedGradients
 from segflow.util import nest
 from segflow._ops import shape as array_ops
 from segflow._ops import gather as gather_ops
+from segflow._core.graph import name_scope
 from segflow._ops import join as join_ops
+from segflow._ops.variable_ops import handle_attr, handle_shape
 
 __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
            "imperative_grad", "make_vjp"]
@@ -55,7 +57,14 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
         else:
             g = convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
         seeds.append(g)
-    result = backward_lib.backward(tape.records, targets, seeds, sources, reach=reach)
+    if context.executing_eagerly():
+        result = backward_lib.backward(tape.records, targets, seeds, sources, reach=reach)
+    else:
+        # A tape inside a graph recorded graph ops: the walk builds the backward graph, each
+        # gradient function under `<op name>_grad`, as gradients() does.
+        with name_scope("gradient_tape"):
+            result = backward_lib.backward(tape.records, targets, seeds, sources, reach=reach,
+                                           build_scope=lambda op: name_scope(op.name + "_grad"))
     if unconnected_gradients == UnconnectedGradients.ZERO:
         for i, (g, s) in enumerate(zip(result, sources)):
             if g is None:
@@ -64,7 +73,9 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
 
 
 def _zeros_for_handle(handle):
-    return array_ops.zeros_like(handle._value.item().read())
+    if isinstance(handle, EagerTensor):
+        return array_ops.zeros_like(handle._value.item().read())
+    return array_ops.zeros(handle_shape(handle), handle_attr(handle, "dtype"))
 
 
 class GradientTape:
@@ -90,8 +101,6 @@ class GradientTape:
         self._watched_variables = []   # kept when a non-persistent tape drops its records
 
     def __enter__(self):
-        if not context.executing_eagerly():
-            raise RuntimeError("GradientTape records eagerly executed ops; in graph mode use sf.gradients")
         if self._recording:
             raise ValueError("Tape is still recording: a GradientTape cannot be entered while it is active")
         if self._tape is None:  # else resume recording on the same tape (TF's re-entrant tapes)

@@ -27,6 +27,7 @@ __all__ = [
     "select", "conj", "real", "imag", "angle",
     "floor", "ceil", "round", "is_nan", "is_inf", "is_finite", "sum_to_shape", "erf", "atan", "asin",
     "acos", "sinh", "cosh", "softplus", "scalar_mul", "add_v2", "neg", "sub", "mul", "complex",
+    "xlogy", "xlog1py", "xdivy", "mul_no_nan", "multiply_no_nan", "nextafter",
 ]
 
 _FLOAT = dtypes.FLOATING
@@ -57,9 +58,8 @@ def _unary(name, kernel, allowed=_NUMERIC):
     register_op(name, inputs=("x",), attrs={"T": "x"}, allowed={"T": allowed}, infer=_infer_unary, kernel=kernel)
 
 
-def _binary(name, kernel, allowed=_NUMERIC, infer=_infer_binary):
-    register_op(name, inputs=("x", "y"), attrs={"T": ("x", "y")}, allowed={"T": allowed}, infer=infer,
-                kernel=kernel)
+def _binary(name, kernel, allowed=_NUMERIC, infer=_infer_binary, inputs=("x", "y")):
+    register_op(name, inputs=inputs, attrs={"T": inputs}, allowed={"T": allowed}, infer=infer, kernel=kernel)
 
 
 def _quiet(fn):
@@ -88,6 +88,24 @@ _binary("RealDiv", _quiet(np.true_divide), allowed=_FLOAT_COMPLEX)
 _binary("Div", _int_div_check(lambda x, y: np.floor_divide(x, y) if x.dtype.kind in "iu" else np.true_divide(x, y)))
 _binary("DivNoNan", _quiet(lambda x, y: np.where(y == 0, np.zeros((), x.dtype), np.true_divide(x, np.where(y == 0, np.ones((), y.dtype), y))).astype(x.dtype, copy=False)),
         allowed=_FLOAT_COMPLEX)
+
+
+def _zero_where(zero_input, fn):
+    """TF's xlogy/xdivy/mul_no_nan kernels: fn(x, y), but exactly 0 wherever input `zero_input`
+    (0 for x, 1 for y) is 0, whatever the other one holds (0, inf, nan)."""
+    def kernel(x, y):
+        with np.errstate(all="ignore"):
+            out = fn(x, y)
+        return np.where((x, y)[zero_input] == 0, np.zeros((), x.dtype), out).astype(x.dtype, copy=False)
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    return kernel
+
+
+_binary("Xlogy", _zero_where(0, lambda x, y: x * np.log(y)), allowed=_FLOAT_COMPLEX)
+_binary("Xlog1py", _zero_where(0, lambda x, y: x * np.log1p(y)), allowed=_FLOAT_COMPLEX)
+_binary("Xdivy", _zero_where(0, np.true_divide), allowed=_FLOAT_COMPLEX)
+_binary("MulNoNan", _zero_where(1, np.multiply), allowed=_FLOAT_COMPLEX)
+_binary("NextAfter", np.nextafter, allowed=(dtypes.float32, dtypes.float64), inputs=("x1", "x2"))
 _binary("FloorDiv", _int_div_check(lambda x, y: np.floor_divide(x, y) if x.dtype.kind in "iu"
                                    else np.floor(np.true_divide(x, y))), allowed=_REAL)  # floats: floor(x / y), as TF
 _binary("FloorMod", _int_div_check(np.mod), allowed=_REAL)
@@ -299,6 +317,42 @@ def div(x, y, name=None):
 def div_no_nan(x, y, name=None):
     """x / y, with 0 where y == 0 (float or complex); the gradient is 0 there too."""
     return apply_op("DivNoNan", x, y, name=name)
+
+
+def xlogy(x, y, name=None):
+    """x * log(y), and 0 where x == 0 even if y is 0, inf or nan (float or complex)."""
+    return apply_op("Xlogy", x, y, name=name)
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), and 0 where x == 0 whatever y is (float or complex)."""
+    return apply_op("Xlog1py", x, y, name=name)
+
+
+def xdivy(x, y, name=None):
+    """x / y, and 0 where x == 0 whatever y is (float or complex)."""
+    return apply_op("Xdivy", x, y, name=name)
+
+
+def mul_no_nan(x, y, name=None):
+    """x * y, and 0 where y == 0 even if x is inf or nan (not symmetric: y nan/inf with x == 0 gives
+    nan). TF's raw op `gen_math_ops.mul_no_nan`."""
+    return apply_op("MulNoNan", x, y, name=name)
+
+
+def multiply_no_nan(x, y, name=None):
+    """tf.math.multiply_no_nan: `mul_no_nan` with y converted to x's dtype; differing dtypes raise
+    TypeError."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    y = y if isinstance(y, Tensor) else convert_to_tensor(y, dtype=x.dtype)
+    if x.dtype != y.dtype:
+        raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}")
+    return apply_op("MulNoNan", x, y, name=name)
+
+
+def nextafter(x1, x2, name=None):
+    """The next representable value after x1 in the direction of x2 (float32/float64); no gradient."""
+    return apply_op("NextAfter", x1, x2, name=name)
 
 
 def floordiv(x, y, name=None):

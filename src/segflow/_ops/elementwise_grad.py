@@ -99,6 +99,48 @@ def _div_no_nan_grad(op, grad):
     return _quotient_grad(op, grad, cw.div_no_nan)
 
 
+# xlogy, xlog1py, xdivy and mul_no_nan follow TF's math_grad.py term for term (its masks and zero
+# rules, and no conjugation for complex inputs, as there).
+def _partials(op, grad, partial_x, partial_y):
+    x, y = op.inputs
+    skip = _skip(op)
+    return (None if 0 in skip else _unbroadcast(cw.multiply(partial_x, grad), x),
+            None if 1 in skip else _unbroadcast(cw.multiply(partial_y, grad), y))
+
+
+def _not_zero(x):
+    """1 where x != 0, else 0, in x's dtype."""
+    return cast_ops.cast(cw.not_equal(x, _scalar(0, x.dtype)), x.dtype)
+
+
+@RegisterGradient("Xlogy")
+def _xlogy_grad(op, grad):
+    # d/dx = log(y), d/dy = x / y; both 0 where x == 0.
+    x, y = op.inputs
+    return _partials(op, grad, cw.xlogy(_not_zero(x), y), cw.xdivy(x, y))
+
+
+@RegisterGradient("Xlog1py")
+def _xlog1py_grad(op, grad):
+    x, y = op.inputs
+    return _partials(op, grad, cw.xlog1py(_not_zero(x), y), cw.xdivy(x, cw.add(y, _scalar(1, y.dtype))))
+
+
+@RegisterGradient("Xdivy")
+def _xdivy_grad(op, grad):
+    x, y = op.inputs
+    return _partials(op, grad, cw.xdivy(_not_zero(x), y), cw.xdivy(cw.negative(x), cw.square(y)))
+
+
+@RegisterGradient("MulNoNan")
+def _mul_no_nan_grad(op, grad):
+    # dx = mul_no_nan(grad, y), dy = mul_no_nan(x, grad): 0 where the second factor is 0.
+    x, y = op.inputs
+    skip = _skip(op)
+    return (None if 0 in skip else _unbroadcast(cw.mul_no_nan(grad, y), x),
+            None if 1 in skip else _unbroadcast(cw.mul_no_nan(x, grad), y))
+
+
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
     # d(x^y)/dx = y x^(y-1); d(x^y)/dy = x^y log(x), taken as 0 where x <= 0 (real) or x == 0.
@@ -389,5 +431,5 @@ def _sum_to_shape_grad(op, grad):
 
 for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
            "LogicalXor", "LogicalNot", "Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "Where",
-           "TruncateDiv"):
+           "TruncateDiv", "NextAfter"):
     NotDifferentiable(_t)

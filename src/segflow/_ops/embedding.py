@@ -11,6 +11,7 @@ from segflow._core.tensor import Tensor
 from segflow._ops import elementwise as cw
 from segflow._ops import gather as gather_ops, reduce as reduction_ops, segment as segment_ops, shape as shape_ops, stitch as stitch_ops
 from segflow._ops.sparse_tensor import SparseTensor
+from segflow._ops import unique as unique_ops
 from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
 from segflow._ops.sequence import range as range_
@@ -166,7 +167,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         raise TypeError("sp_weights must be either None or SparseTensor")
     with name_scope(name, "embedding_lookup_sparse"):
         segment_ids = cast_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
-        ids, idx = stitch_ops.unique(sp_ids.values)
+        ids, idx = unique_ops.unique(sp_ids.values)
         embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
         if ignore_weights:
             op = {"sum": segment_ops.sparse_segment_sum, "mean": segment_ops.sparse_segment_mean,

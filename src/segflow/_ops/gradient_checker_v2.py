@@ -10,7 +10,16 @@ import numpy as np
 from segflow._core import mode as context
 from segflow._ops import backprop
 from segflow._core.indexed_slices import IndexedSlices
-from segflow._core.tensor import EagerTensor
+from segflow._core.tensor import EagerTensor, Tensor
+from segflow._core import fold as tensor_util
+from segflow._core import dtypes
+from segflow._core.convert import convert_to_tensor
+from segflow._core.graph import get_default_graph
+from segflow._core.indexed_slices import IndexedSlicesValue
+from segflow._core.mode import get_default_session
+from segflow._core.session import Session
+from segflow._ops import gradients as gradients_lib
+from segflow._ops.shape import placeholder
 
 __all__ = ["compute_gradient", "max_error"]
 
@@ -23,11 +32,55 @@ def _to_dense(g, shape):
     return np.asarray(g.numpy())
 
 
-def _jacobians(f, xs, i, delta):
+class _EagerRunner:
+    """Evaluates f and its vector-Jacobian products eagerly."""
+
+    def value(self, f, xs):
+        return np.asarray(f(*[EagerTensor(v) for v in xs]).numpy())
+
+    def vjp(self, f, xs, i, dy):
+        args = [EagerTensor(v) for v in xs]
+        with backprop.GradientTape() as tape:
+            tape.watch(args[i])
+            y = f(*args)
+        g = tape.gradient(y, args[i], output_gradients=EagerTensor(dy))
+        return None if g is None else _to_dense(g, xs[i].shape)
+
+
+class _GraphRunner:
+    """Builds f once on placeholders in the default graph (so tensors it closes over are usable)
+    and evaluates it and its gradients with a Session, as TF's checker does in graph mode."""
+
+    def __init__(self, f, xs):
+        from_numpy = dtypes.from_numpy
+        self.phs = [placeholder(from_numpy(v.dtype), v.shape) for v in xs]
+        self.y = convert_to_tensor(f(*self.phs))
+        self.dy = placeholder(self.y.dtype, self.y.shape)
+        self.grads = gradients_lib.gradients(self.y, self.phs, grad_ys=self.dy)
+        self.session = get_default_session()
+        if self.session is None or self.session.graph is not get_default_graph():
+            self.session = Session(graph=get_default_graph())
+
+    def value(self, f, xs):
+        return np.asarray(self.session.run(self.y, dict(zip(self.phs, xs))))
+
+    def vjp(self, f, xs, i, dy):
+        if self.grads[i] is None:
+            return None
+        feed = dict(zip(self.phs, xs))
+        feed[self.dy] = dy
+        g = self.session.run(self.grads[i], feed)
+        if isinstance(g, IndexedSlicesValue):
+            dense = np.zeros(xs[i].shape, dtype=g.values.dtype)
+            np.add.at(dense, g.indices, g.values)
+            return dense
+        return np.asarray(g)
+
+
+def _jacobians(f, xs, i, delta, runner):
     x = xs[i]
-    x_shape = x.shape
     x_size = x.size
-    y0 = np.asarray(f(*[EagerTensor(v) for v in xs]).numpy())
+    y0 = runner.value(f, xs)
     y_size = y0.size
     y_complex = np.iscomplexobj(y0)
     x_complex = np.iscomplexobj(x)
@@ -39,16 +92,12 @@ def _jacobians(f, xs, i, delta):
     # Theoretical: backpropagate unit vectors of y.
     units = [(j, 1) for j in range(y_size)] + ([(j, 1j) for j in range(y_size)] if y_complex else [])
     for col, (j, unit) in enumerate(units):
-        args = [EagerTensor(v) for v in xs]
-        with backprop.GradientTape() as tape:
-            tape.watch(args[i])
-            y = f(*args)
         dy = np.zeros(y_size, dtype=y0.dtype)
         dy[j] = unit
-        g = tape.gradient(y, args[i], output_gradients=EagerTensor(dy.reshape(y0.shape)))
+        g = runner.vjp(f, xs, i, dy.reshape(y0.shape))
         if g is None:
             continue
-        g = _to_dense(g, x_shape).reshape(-1)
+        g = g.reshape(-1)
         if x_complex:
             theory[:x_size, col] = g.real
             theory[x_size:, col] = g.imag
@@ -62,8 +111,8 @@ def _jacobians(f, xs, i, delta):
             xm = [v.copy() for v in xs]
             xp[i].reshape(-1)[r] += delta * unit
             xm[i].reshape(-1)[r] -= delta * unit
-            yp = np.asarray(f(*[EagerTensor(v) for v in xp]).numpy(), dtype=np.complex128 if y_complex else np.float64)
-            ym = np.asarray(f(*[EagerTensor(v) for v in xm]).numpy(), dtype=np.complex128 if y_complex else np.float64)
+            yp = np.asarray(runner.value(f, xp), dtype=np.complex128 if y_complex else np.float64)
+            ym = np.asarray(runner.value(f, xm), dtype=np.complex128 if y_complex else np.float64)
             d = ((yp - ym) / (2 * delta)).reshape(-1)
             if y_complex:
                 numeric[k * x_size + r, :y_size] = d.real
@@ -73,16 +122,34 @@ def _jacobians(f, xs, i, delta):
     return theory, numeric
 
 
+def _value(v):
+    """A starting point as a NumPy array: eager tensors give their value; a graph tensor its
+    constant value, or what the default session computes for it."""
+    if isinstance(v, EagerTensor):
+        return np.array(v.numpy())
+    if isinstance(v, Tensor):
+        known = tensor_util.constant_value(v)
+        if known is not None:
+            return np.array(known)
+        session = get_default_session()
+        if session is None or session.graph is not v.graph:
+            session = Session(graph=v.graph)
+        return np.array(session.run(v))
+    return np.array(v)
+
+
 def compute_gradient(f, x, delta=None):
     """(theoretical, numerical): lists of Jacobians of f w.r.t. each argument in `x`.
 
-    Runs eagerly (inside a graph-building block too, by switching to eager mode for the check).
+    Eagerly, f runs on eager tensors under a GradientTape. Inside a graph-building block, f is
+    built once on placeholders in the default graph (tensors it closes over belong there) and
+    run by a Session, as TF's checker does.
     """
-    xs = [np.array(v.numpy() if isinstance(v, EagerTensor) else v) for v in x]
+    xs = [_value(v) for v in x]
     if delta is None:
         delta = 1e-3 if all(v.dtype in (np.float64, np.complex128) for v in xs) else 1e-2
-    with context.eager_mode():
-        pairs = [_jacobians(f, xs, i, delta) for i in range(len(xs))]
+    runner = _EagerRunner() if context.executing_eagerly() else _GraphRunner(f, xs)
+    pairs = [_jacobians(f, xs, i, delta, runner) for i in range(len(xs))]
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 

@@ -5,6 +5,8 @@ respect to each x; an x that ys do not depend on gets None (or zeros with
 `unconnected_gradients="zero"`). Gradient functions come from the registry by op type and are the
 same functions GradientTape calls eagerly.
 """
+import contextlib
+
 from segflow._core import backward as backward_lib
 from segflow._core import mode as context
 from segflow._core import dtypes
@@ -75,7 +77,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 if y.dtype.is_integer or y.dtype.is_bool:
                     raise TypeError(f"Gradients of an integer or bool tensor are not defined: {y.name} "
                                     f"has dtype {y.dtype.name}")
-                with colocate_with(y) if colocate_gradients_with_ops else _null():
+                with colocate_with(y) if colocate_gradients_with_ops else contextlib.nullcontext():
                     gy = array_ops.ones_like(y, name=f"grad_ys_{i}")
             else:
                 gy = convert_to_tensor_or_indexed_slices(gy, dtype=y.dtype)
@@ -96,25 +98,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     return result
 
 
-class _both:
-    def __init__(self, a, b):
-        self.a, self.b = a, b
-
-    def __enter__(self):
-        self.a.__enter__()
-        self.b.__enter__()
-
-    def __exit__(self, *exc):
-        self.b.__exit__(*exc)
-        return self.a.__exit__(*exc)
-
-
-class _null:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
+@contextlib.contextmanager
+def _both(a, b):
+    with a, b:
+        yield
 
 
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,

@@ -1,5 +1,6 @@
 """Neural-network ops: relu, relu6, leaky_relu, softmax, log_softmax, the softmax cross entropies,
-bias_add, and composites built from public ops (l2_normalize, l2_loss, sigmoid cross entropy).
+bias_add, and composites built from public ops (l2_normalize, l2_loss, sigmoid cross entropy,
+xw_plus_b).
 Gradients in nn_grad.py.
 
 `sf.nn` (segflow/nn.py) is TensorFlow's `tf.nn` over these; `nn_impl.py` is TF's module name for
@@ -15,6 +16,7 @@ from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids
 from segflow._ops import elementwise as cw
+from segflow._ops import linalg as linalg_ops
 from segflow._ops import reduce as ro
 from segflow._ops import shape as so
 from segflow._ops import cast as cast_ops
@@ -22,7 +24,8 @@ from segflow._ops import transpose as transpose_ops
 
 __all__ = ["relu", "relu6", "leaky_relu", "softmax", "log_softmax", "sparse_softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2", "bias_add",
-           "l2_normalize", "l2_loss", "sigmoid_cross_entropy_with_logits", "sigmoid", "tanh", "softplus"]
+           "l2_normalize", "l2_loss", "sigmoid_cross_entropy_with_logits", "sigmoid", "tanh", "softplus",
+           "xw_plus_b"]
 
 _FLOAT = dtypes.FLOATING
 _REAL = dtypes.REAL_NUMERIC
@@ -302,6 +305,17 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 # -- composites of public ops (their gradients come from their parts)
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases, the bias added with bias_add (TF1's `nn.xw_plus_b`), built in a
+    `name` scope ("xw_plus_b" by default). TF names the BiasAdd node after the scope itself; here it
+    is "<scope>/BiasAdd", as for the other composites (apply_op takes no exact "scope/" names)."""
+    with name_scope(name, "xw_plus_b", [x, weights, biases]):
+        x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+        weights = weights if isinstance(weights, Tensor) else convert_to_tensor(weights)
+        biases = biases if isinstance(biases, Tensor) else convert_to_tensor(biases)
+        return bias_add(linalg_ops.matmul(x, weights), biases)
+
+
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x**2, axis), epsilon)): unit L2 norm along `axis` (all axes when None).
 

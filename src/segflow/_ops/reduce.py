@@ -1,4 +1,4 @@
-"""Reductions over axes (sum, mean, max, min, prod, any, all; logsumexp and count_nonzero built on
+"""Reductions over axes (sum, mean, max, min, prod, any, all, euclidean norm; logsumexp and count_nonzero built on
 them), argmax/argmin and cumsum. Gradients in reduction_grad.py.
 
 An axis argument is None (all axes), an int or a list of ints, negative counting from the end; an
@@ -22,7 +22,8 @@ from segflow._ops import shape as so
 from segflow._ops import transpose as transpose_ops
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
-           "reduce_all", "argmax", "argmin", "cumsum", "count_nonzero", "reduce_logsumexp", "add_n"]
+           "reduce_all", "argmax", "argmin", "cumsum", "count_nonzero", "reduce_logsumexp", "add_n",
+           "reduce_euclidean_norm"]
 
 
 def _axes(axis, rank):
@@ -90,7 +91,34 @@ def _min(x, axis=None, keepdims=False):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
+def _euclidean_norm(x, axis=None, keepdims=False):
+    """TF's EuclideanNorm kernel: sqrt(sum(x * conj(x))) with the squares and the result in x's dtype
+    (so a float32 square that overflows is inf, as in TF; bfloat16 in float32, as TF's kernel); the
+    sums accumulate in float64 (complex128).
+    Integers: the sum of squares wraps in x's dtype, and its square root is taken in double and
+    truncated (C++'s std::sqrt on an integer): [[1, 2, 3], [1, 1, 1]] gives 4. A signed sum that
+    wrapped negative has no root; C++ converts the NaN as x86 does (int32/int64 minimum, 0 for
+    int8/int16), and so does this."""
+    if x.dtype.kind in "iu":
+        s = np.sum(np.multiply(x, x, dtype=x.dtype), axis=axis, keepdims=keepdims, dtype=x.dtype)
+        with np.errstate(all="ignore"):
+            r = np.sqrt(np.asarray(s, np.float64))
+        if x.dtype.kind == "u":
+            return r.astype(x.dtype)
+        via = np.int64 if x.dtype.itemsize == 8 else np.int32
+        r = np.where(np.isnan(r), np.iinfo(via).min, np.nan_to_num(r)).astype(via)
+        return r.astype(x.dtype)
+    if x.dtype == dtypes.bfloat16.np:  # TF's bfloat16 specialization squares and sums in float32
+        x = x.astype(np.float32)
+    wide = np.complex128 if x.dtype.kind == "c" else np.float64
+    with np.errstate(all="ignore"):
+        sq = x * np.conj(x) if x.dtype.kind == "c" else x * x
+        s = np.asarray(np.sum(sq, axis=axis, keepdims=keepdims, dtype=wide)).astype(x.dtype)
+        return np.sqrt(s)
+
+
 for _name, _fn, _allowed in (("Sum", _reducer(np.sum, wide=True), dtypes.NUMERIC),
+                             ("EuclideanNorm", _reducer(_euclidean_norm), dtypes.NUMERIC),
                              ("Mean", _reducer(_mean, wide=True), dtypes.NUMERIC),
                              ("Max", _reducer(_max), dtypes.REAL_NUMERIC), ("Min", _reducer(_min), dtypes.REAL_NUMERIC),
                              ("Prod", _reducer(np.prod), dtypes.NUMERIC), ("Any", _reducer(np.any), (dtypes.bool,)),
@@ -161,6 +189,13 @@ def reduce_any(input_tensor, axis=None, keepdims=False, name=None, reduction_ind
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
     """Logical AND of a bool tensor over `axis`; an empty reduction gives True."""
     return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x * conj(x))) over `axis` (all axes when None), in the input's dtype (complex input,
+    complex output with zero imaginary part). Integers give the root truncated, as in TF
+    (see `_euclidean_norm`). The gradient is x * grad / norm, nan where the norm is 0 (as in TF)."""
+    return _reduce("EuclideanNorm", input_tensor, axis, keepdims, name)
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):

@@ -74,6 +74,18 @@ def _prod_grad(op, grad):
     return cw.multiply(group(grad), cw.conj(others)), None
 
 
+@RegisterGradient("EuclideanNorm")
+def _euclidean_norm_grad(op, grad):
+    # TF's _EuclideanNormGrad: x / (norm / grad), with no guard where the norm is 0 (0 / 0 = nan).
+    x, axes = op.inputs
+    output = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept = ro.reduced_shape(so.shape(x), axes)
+        output = so.reshape(output, kept)
+        grad = so.reshape(grad, kept)
+    return cw.truediv(x, cw.truediv(output, grad)), None
+
+
 @RegisterGradient("Cumsum")
 def _cumsum_grad(op, grad):
     return ro.cumsum(grad, op.inputs[1], exclusive=op.get_attr("exclusive"),

@@ -1,10 +1,9 @@
-"""Unique values, and splitting rows into partitions and stitching them back: unique,
-unique_with_counts, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch.
+"""Splitting rows into partitions and stitching them back: dynamic_partition, dynamic_stitch,
+parallel_dynamic_stitch.
 
-Gradients in stitch_grad.py. `unique` keeps the order of first appearance, as TensorFlow does;
-`dynamic_stitch` lets later indices win where indices repeat.
+Gradients in stitch_grad.py. Where indices repeat,
+`dynamic_stitch` lets later indices win, as TensorFlow does.
 """
-import collections
 
 import numpy as np
 
@@ -13,116 +12,9 @@ from segflow._core import fold as tensor_util
 from segflow._core.apply import apply_op, memory_limit
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids, index_text
-from segflow.kernels import unique as _unique_kernels
 from segflow._ops.shape import check_output_shape
 
-__all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
-
-
-UniqueOutput = collections.namedtuple("UniqueOutput", ["y", "idx"])
-UniqueWithCountsOutput = collections.namedtuple("UniqueWithCountsOutput", ["y", "idx", "count"])
-
-
-# ----------------------------------------------------------------------------------------------
-# Unique
-
-
-def unique_first_appearance(x, out_idx=np.int32):
-    """(y, idx, count): the distinct values of 1-D `x` in order of first appearance, the position in
-    y of each element of x, and how often each value occurs."""
-    if x.ndim != 1:
-        raise BadInput("x", f"must be 1-D, got shape {x.shape}")
-    out_idx = np.dtype(out_idx)
-    if x.size == 0:
-        return x.copy(), np.zeros(0, out_idx), np.zeros(0, out_idx)
-    if _unique_kernels.HAVE_NUMBA and x.dtype in (np.int32, np.int64):
-        return _unique_kernels.unique_int(x, out_idx)     # one hashing pass: 10-20x faster than sorting
-    nan = _nan_mask(x)
-    if nan is None:
-        _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
-        inverse = inverse.reshape(-1)
-    else:
-        # NaN != NaN: every NaN is a value of its own (TF's hash map never finds one again), and
-        # sorting NaNs is unreliable (bfloat16), so only the other values go through np.unique
-        keep = np.flatnonzero(~nan)
-        at_nan = np.flatnonzero(nan)
-        _, first_k, inverse_k, counts_k = np.unique(x[keep], return_index=True, return_inverse=True,
-                                                    return_counts=True)
-        first = np.concatenate([keep[first_k], at_nan])
-        counts = np.concatenate([counts_k, np.ones(at_nan.size, counts_k.dtype)])
-        inverse = np.empty(x.size, np.int64)
-        inverse[keep] = inverse_k.reshape(-1)
-        inverse[at_nan] = first_k.size + np.arange(at_nan.size)
-    order = np.argsort(first, kind="stable")          # sorted-unique rank -> first-appearance rank
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return x[first[order]], rank[inverse].astype(out_idx), counts[order].astype(out_idx)
-
-
-def _nan_mask(x):
-    """Where 1-D `x` holds NaN (float, bfloat16 or complex), or None when it holds none."""
-    if x.dtype.kind not in "fc" and x.dtype.name != "bfloat16":
-        return None
-    nan = np.isnan(x)
-    return nan if nan.any() else None
-
-
-def _infer_unique(op, x, out_idx=dtypes.int32, counts=False):
-    if x.shape.rank not in (None, 1):
-        raise errors.invalid_input(op, "x", f"must be 1-D, got shape {x.shape}")
-    out_idx = _check_out_idx(op, out_idx)
-    specs = [TensorSpec(x.dtype, (None,)), TensorSpec(out_idx, x.shape)]
-    if counts:
-        specs.append(TensorSpec(out_idx, (None,)))
-    return specs
-
-
-def _check_out_idx(op, out_idx):
-    """out_idx as a DType; anything but int32 / int64 raises (TF: a TypeError-compatible dtype error)."""
-    try:
-        dt = dtypes.as_dtype(out_idx)
-    except TypeError:
-        dt = None
-    if dt not in dtypes.INDEX:
-        got = dt.name if dt is not None else repr(out_idx)
-        raise errors.invalid_op(op, f"attr 'out_idx' must be int32 or int64, not {got}", cls=errors.DTypeError)
-    return dt
-
-
-def _unique_kernel(x, out_idx=dtypes.int32, counts=False):
-    dt = dtypes.as_dtype(out_idx)
-    if dt not in dtypes.INDEX:
-        raise BadInput("out_idx", f"attr out_idx must be int32 or int64, not {dt.name}")
-    y, idx, count = unique_first_appearance(x, dt.as_numpy_dtype)
-    return (y, idx, count) if counts else (y, idx)
-
-
-register_op("Unique", inputs=("x",), attrs={"T": "x"}, infer=_infer_unique, kernel=_unique_kernel, num_outputs=2,
-            defaults={"out_idx": dtypes.int32})
-register_op("UniqueWithCounts", inputs=("x",), attrs={"T": "x"}, infer=_infer_unique, kernel=_unique_kernel,
-            num_outputs=3, defaults={"out_idx": dtypes.int32, "counts": True})
-
-
-def unique(x, out_idx=dtypes.int32, name=None):
-    """The distinct values of 1-D `x` in order of first appearance, and where each element went.
-
-    Returns:
-      UniqueOutput(y, idx): `y` holds the distinct values; `idx` (dtype `out_idx`, shape of x) gives
-      for each element of x its position in y, so `x == gather(y, idx)`. NaN != NaN: every NaN is
-      a distinct value of its own, as in TensorFlow (0.0 and -0.0 are one value).
-    Raises:
-      InvalidArgumentError: x is not 1-D.
-    """
-    out_idx = _check_out_idx(errors.OpName("Unique", name), out_idx)
-    y, idx = apply_op("Unique", x, out_idx=out_idx, name=name)
-    return UniqueOutput(y, idx)
-
-
-def unique_with_counts(x, out_idx=dtypes.int32, name=None):
-    """Like `unique`, with `count[j]`: how many elements of x equal y[j]."""
-    out_idx = _check_out_idx(errors.OpName("UniqueWithCounts", name), out_idx)
-    y, idx, count = apply_op("UniqueWithCounts", x, out_idx=out_idx, name=name)
-    return UniqueWithCountsOutput(y, idx, count)
+__all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 
 
 # ----------------------------------------------------------------------------------------------

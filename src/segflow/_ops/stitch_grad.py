@@ -2,7 +2,7 @@
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
-from segflow._core.registry import NotDifferentiable, RegisterGradient
+from segflow._core.registry import RegisterGradient
 from segflow._ops import elementwise as cw
 from segflow._ops import gather as gather_ops
 from segflow._ops import shape as so
@@ -12,8 +12,6 @@ from segflow._ops import join as join_ops
 from segflow._ops.sequence import range as range_
 from segflow._ops import segment as segment_ops
 
-NotDifferentiable("Unique")
-NotDifferentiable("UniqueWithCounts")
 
 
 def _range(start, limit):

@@ -240,11 +240,13 @@ class ResourceVariable:
         return contextlib.nullcontext()
 
     def value(self):
-        """The current value as a tensor (a new read; eagerly, watched by tapes if trainable)."""
+        """The current value as a tensor (a new read, watched by recording tapes if trainable)."""
         if not self._in_graph:
             if tape_lib._active.any:     # some thread has a tape (variable_accessed finds this one's)
                 tape_lib.variable_accessed(self)
             return apply_op("ReadVariableOp", self._handle, dtype=self._dtype)
+        if tape_lib._active.any:         # a tape inside a graph watches the variables it reads
+            tape_lib.variable_accessed(self)
         with self._ctrl():
             return read_variable_op(self._handle, self._dtype)
 
@@ -261,6 +263,8 @@ class ResourceVariable:
             if tape_lib._active.any:     # some thread has a tape (variable_accessed finds this one's)
                 tape_lib.variable_accessed(self)
             return apply_op("ResourceGather", self._handle, indices, dtype=self._dtype, name=name)
+        if tape_lib._active.any:
+            tape_lib.variable_accessed(self)
         with self._ctrl():
             return resource_gather(self._handle, indices, self._dtype, name=name)
 

@@ -42,7 +42,7 @@ from segflow._ops import shape as array_ops
 from segflow._training import slot_creator, training_ops
 from segflow.util import nest
 from segflow._ops import control as control_flow_ops
-from segflow._ops.stitch import unique
+from segflow._ops.unique import unique
 from segflow._ops import gradients, variables
 from segflow._ops import state as state_ops
 from segflow._ops import segment as segment_ops

@@ -56,9 +56,8 @@ from segflow._ops.scatter import (
     scatter_nd, tensor_scatter_add, tensor_scatter_nd_add, tensor_scatter_nd_sub,
     tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update
 )
-from segflow._ops.stitch import (
-    dynamic_partition, dynamic_stitch, parallel_dynamic_stitch, unique, unique_with_counts
-)
+from segflow._ops.stitch import dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
+from segflow._ops.unique import unique, unique_with_counts
 from segflow._ops.sort import TopKV2Output, argsort, boolean_mask, sort, top_k
 from segflow._ops.random import (
     get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed,
