@@ -482,3 +482,40 @@ def test_indexed_slices_target_stands_for_its_dense_form():
     np.testing.assert_array_equal(tape.gradient(s, p).numpy(), [1.0, 2.0, 3.0])
     g = tape.gradient(s, p, output_gradients=sf.constant([10.0, 20.0, 30.0, 40.0]))
     np.testing.assert_array_equal(g.numpy(), [30.0, 20.0, 90.0])     # [1, 2, 3] * dy[[2, 0, 2]]
+
+
+def test_val_and_grad_function_and_make_vjp():
+    val, (dx, dy) = backprop.val_and_grad_function(lambda a, b: a * b)(2.0, 3.0)
+    assert float(val.numpy()) == 6.0 and float(dx.numpy()) == 3.0 and float(dy.numpy()) == 2.0
+    val, grads = backprop.val_and_grad_function(lambda a, b: a * b, params=[1])(2.0, 3.0)
+    assert len(grads) == 1 and float(grads[0].numpy()) == 2.0
+    result, vjp = backprop.make_vjp(lambda x: x * x, persistent=False)(sf.constant(3.0))
+    assert float(result.numpy()) == 9.0 and float(vjp(2.0)[0].numpy()) == 12.0    # 2 * dy * x
+    with pytest.raises(RuntimeError, match="non-persistent"):
+        vjp(2.0)
+    _, vjp = backprop.make_vjp(lambda x: x * x, persistent=True)(sf.constant(3.0))
+    assert float(vjp(2.0)[0].numpy()) == float(vjp(2.0)[0].numpy()) == 12.0
+    assert float(backprop.gradients_function(lambda x: x * x)(3.0, dy=sf.constant(0.5))[0].numpy()) == 3.0
+
+
+def test_implicit_val_and_grad_and_functions_returning_none():
+    x = sf.Variable(2.0)
+    loss, grads_and_vars = backprop.implicit_val_and_grad(lambda v: 3.0 * v.read_value())(x)
+    assert float(loss.numpy()) == 6.0
+    assert [(float(g.numpy()), v) for g, v in grads_and_vars] == [(3.0, x)]
+    for make in (backprop.implicit_val_and_grad, backprop.val_and_grad_function):
+        with pytest.raises(ValueError, match="returns None"):
+            make(lambda a, b: None)(sf.constant(1.0), sf.constant(2.0))
+
+
+def test_batch_jacobian_both_modes(mode):
+    xv = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    yv = np.array([[3.0, 4.0], [5.0, 6.0]], np.float32)
+    with sf.GradientTape(persistent=True) as tape:
+        x = sf.constant(xv)
+        tape.watch(x)
+        z = x * x * sf.constant(yv)
+    got = mode.evaluate(tape.batch_jacobian(z, x))
+    np.testing.assert_allclose(got, np.stack([np.diag(2 * xv[b] * yv[b]) for b in range(2)]))
+    with pytest.raises(ValueError, match="Need first dimension"):
+        tape.batch_jacobian(sf.concat([x, x], 0), x)

@@ -20,10 +20,11 @@ from segflow._ops import shape as array_ops
 from segflow._ops import gather as gather_ops
 from segflow._core.graph import name_scope
 from segflow._ops import join as join_ops
+from segflow._ops import transpose as transpose_ops
 from segflow._ops.variable_ops import handle_attr, handle_shape
 
 __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
-           "imperative_grad", "make_vjp"]
+           "imperative_grad", "make_vjp", "val_and_grad_function", "implicit_val_and_grad"]
 
 
 def _source(x):
@@ -217,6 +218,36 @@ class GradientTape:
             self._tape = None
         return nest.pack_sequence_as(sources, result)
 
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """d target[b, i...] / d source[b, j...] for each batch row b: shape
+        `[batch] + target.shape[1:] + source.shape[1:]` (rows of one example depend on that
+        example's source row only, as TF assumes)."""
+        target = convert_to_tensor(target)
+        src = _source(source) if not hasattr(source, "_gradient_source") else source
+        tshape, sshape = target.shape, getattr(src, "shape", None)
+        if sshape is not None and sshape.rank is not None and sshape.rank < 1:
+            raise ValueError(f"Need first dimension of `source` to be the batch dimension, got shape {sshape}")
+        if tshape.rank is not None and tshape.rank < 1:
+            raise ValueError(f"Need first dimension of `target` to be the batch dimension, got shape {tshape}")
+        if tshape.rank is not None and sshape is not None and sshape.rank is not None and \
+                tshape[0] is not None and sshape[0] is not None and tshape[0] != sshape[0]:
+            raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape ({sshape}) "
+                             f"to match.")
+        if not self._persistent and not experimental_use_pfor and context.executing_eagerly():
+            raise RuntimeError("GradientTape must be created with persistent=True to compute the "
+                               "batch_jacobian with experimental_use_pfor=False.")
+        full = self.jacobian(target, source, unconnected_gradients=unconnected_gradients)
+        if full is None:
+            return None
+        batch = tshape.as_list()[0]
+        t_rest, s_rest = tshape.as_list()[1:], sshape.as_list()[1:]
+        tn, sn = int(np.prod(t_rest)), int(np.prod(s_rest))
+        flat = array_ops.reshape(full, [batch, tn, batch, sn])
+        diag = gather_ops.gather_nd(transpose_ops.transpose(flat, [0, 2, 1, 3]),
+                                    [[b, b] for b in range(batch)])
+        return array_ops.reshape(diag, [batch] + t_rest + s_rest)
+
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """d target[i...] / d source[j...]: shape `target.shape + source.shape` per source."""
@@ -257,9 +288,15 @@ class GradientTape:
         return nest.pack_sequence_as(sources, result)
 
 
+def _check_value(value, f):
+    if value is None:
+        raise ValueError(f"Cannot differentiate a function that returns None; did you forget to return a "
+                         f"value from {getattr(f, '__name__', 'the function')}?")
+
+
 def gradients_function(f, params=None):
     """`g = gradients_function(f, [0])`; `g(x, y)` -> the gradients of f's (summed) output w.r.t. the
-    arguments at `params` (all by default)."""
+    arguments at `params` (all by default). `g(x, y, dy=...)` weights the output by dy."""
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
@@ -273,6 +310,7 @@ def value_and_gradients_function(f, params=None):
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
+        dy = kwargs.pop("dy", None)
         args = [convert_to_tensor(a) if not isinstance(a, Tensor) and not hasattr(a, "_gradient_source")
                 else a for a in args]
         chosen = range(len(args)) if params is None else params
@@ -280,8 +318,28 @@ def value_and_gradients_function(f, params=None):
             for i in chosen:
                 tape.watch(args[i])
             value = f(*args, **kwargs)
-        grads = tape.gradient(value, [args[i] for i in chosen])
+        _check_value(value, f)
+        grads = tape.gradient(value, [args[i] for i in chosen], output_gradients=dy)
         return value, grads
+
+    return decorated
+
+
+val_and_grad_function = value_and_gradients_function
+
+
+def implicit_val_and_grad(f):
+    """`implicit_val_and_grad(f)(*args)` -> (f(*args), [(gradient, variable)]) for the trainable
+    variables f reads."""
+
+    def decorated(*args, **kwargs):
+        with GradientTape() as tape:
+            value = f(*args, **kwargs)
+        _check_value(value, f)
+        variables = tape.watched_variables()
+        if not variables:
+            raise ValueError("No trainable variables were accessed while the function was being computed.")
+        return value, list(zip(tape.gradient(value, variables), variables))
 
     return decorated
 
@@ -290,27 +348,30 @@ def implicit_grad(f):
     """`implicit_grad(f)(*args)` -> [(gradient, variable)] for the trainable variables f reads."""
 
     def decorated(*args, **kwargs):
-        with GradientTape() as tape:
-            value = f(*args, **kwargs)
-        variables = tape.watched_variables()
-        return list(zip(tape.gradient(value, variables), variables))
+        return implicit_val_and_grad(f)(*args, **kwargs)[1]
 
     return decorated
 
 
-def make_vjp(f, params=None):
-    """`make_vjp(f)(*args)` -> (result, vjp) where vjp(dy) gives the gradients w.r.t. args."""
+def make_vjp(f, params=None, persistent=True):
+    """`make_vjp(f)(*args)` -> (result, vjp) where vjp(dy) gives the gradients w.r.t. args (those at
+    `params`, all by default). A non-persistent vjp can be called once."""
 
-    def decorated(*args):
-        args = [convert_to_tensor(a) for a in args]
-        tape = GradientTape(persistent=True)
+    def decorated(*args, **kwargs):
+        args = [convert_to_tensor(a) if not isinstance(a, Tensor) and not hasattr(a, "_gradient_source")
+                else a for a in args]
+        chosen = list(range(len(args)) if params is None else params)
+        tape = GradientTape(persistent=persistent)
         with tape:
-            for a in args:
-                tape.watch(a)
-            result = f(*args)
+            for i in chosen:
+                tape.watch(args[i])
+            result = f(*args, **kwargs)
+        _check_value(result, f)
 
         def vjp(dy=None):
-            return tape.gradient(result, args, output_gradients=dy)
+            if dy is not None:
+                dy = nest.map_structure(convert_to_tensor, dy)
+            return tape.gradient(result, [args[i] for i in chosen], output_gradients=dy)
 
         return result, vjp
 
