@@ -19,7 +19,7 @@ from segflow._ops import sparse_tensor
 from segflow.ops import math_ops, state_ops
 from segflow.training import adam, gradient_descent, training, training_util
 
-FACES = ["math", "nn", "random", "train", "sparse", "linalg", "compat", "compat.v1"]
+FACES = ["math", "nn", "random", "train", "sparse", "linalg", "initializers", "compat", "compat.v1"]
 
 KEY_NAMES = {
     "math": ["abs", "add", "add_n", "cast", "equal", "exp", "log", "matmul", "maximum", "multiply", "range",
@@ -34,12 +34,16 @@ KEY_NAMES = {
               "get_or_create_global_step", "create_global_step"],
     "sparse": ["SparseTensor", "SparseTensorValue", "to_dense", "from_dense"],
     "linalg": ["matmul"],
+    "initializers": ["zeros", "ones", "constant", "random_normal", "random_uniform", "truncated_normal",
+                     "glorot_uniform", "glorot_normal", "variance_scaling", "orthogonal", "identity", "he_normal"],
     "compat": ["v1"],
     "compat.v1": ["Session", "InteractiveSession", "placeholder", "disable_eager_execution",
                   "enable_eager_execution", "global_variables_initializer", "variables_initializer",
                   "trainable_variables", "global_variables", "get_default_graph", "reset_default_graph", "Graph",
                   "gradients", "scatter_update", "scatter_add", "scatter_nd_update", "assign", "assign_add",
-                  "Variable", "train", "nn", "math", "unsorted_segment_sum", "float32", "constant"],
+                  "Variable", "train", "nn", "math", "unsorted_segment_sum", "float32", "constant",
+                  "get_variable", "variable_scope", "AUTO_REUSE", "truncated_normal_initializer",
+                  "glorot_uniform_initializer", "fixed_size_partitioner", "initializers"],
 }
 
 

@@ -43,6 +43,23 @@ from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_updat
                                    scatter_mul, scatter_div, scatter_min, scatter_max, scatter_nd_update,
                                    scatter_nd_add, scatter_nd_sub)
 from segflow._ops.sparse_tensor import SparseTensor
+from segflow._ops.init_ops import (  # noqa: F401
+    constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, ones_initializer,
+    orthogonal_initializer, random_normal_initializer, random_uniform_initializer,
+    truncated_normal_initializer, uniform_unit_scaling_initializer, variance_scaling_initializer,
+    zeros_initializer
+)
+from segflow._ops.variable_store import (  # noqa: F401
+    AUTO_REUSE, disable_resource_variables, enable_resource_variables, no_regularizer,
+    resource_variables_enabled
+)
+from segflow._ops.variable_scope import (
+    VariableScope, create_partitioned_variables, get_local_variable, get_variable, get_variable_scope,
+    variable_op_scope, variable_scope
+)
+from segflow._ops.partitioned_variables import (  # noqa: F401
+    fixed_size_partitioner, min_max_variable_partitioner, variable_axis_size_partitioner
+)
 
 # Gradient registrations come last: *_grad modules import several families.
 from segflow.ops import math_grad as _math_grad, array_grad as _array_grad  # noqa: F401
@@ -55,5 +72,6 @@ dtypes = _dtypes
 
 # The static namespace modules (faces over the op families): `from segflow.math import x` works too.
 from segflow import math, nn, random, train, sparse, linalg, compat  # noqa: E402,F401,A004
+from segflow import initializers  # noqa: E402,F401
 
 __version__ = "0.1.0"

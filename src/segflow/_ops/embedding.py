@@ -62,6 +62,16 @@ def _first_dim(p):
     return shape_ops.shape(p)[0]
 
 
+def _shards(params):
+    """The tables of `params` as a list: a PartitionedVariable is its shard variables (TF looks
+    up its shards, it never concatenates them), a single table a list of one."""
+    if hasattr(params, "_get_variable_list"):
+        return list(params._get_variable_list())
+    if not isinstance(params, (list, tuple)):
+        return [params]
+    return list(params)
+
+
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
     """Rows `ids` of the embedding table `params`.
 
@@ -80,8 +90,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     """
     if partition_strategy not in ("mod", "div"):
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
-    if not isinstance(params, (list, tuple)):
-        params = [params]
+    params = _shards(params)
     params = [p if _is_table(p) else convert_to_tensor(p) for p in params]
     if not params:
         raise ValueError("Need at least one param")

@@ -7,6 +7,7 @@ from segflow._ops.variables import (
     is_variable_initialized, assert_variables_initialized, report_uninitialized_variables,
     VariableSynchronization, VariableAggregation
 )
+from segflow._ops.partitioned_variables import PartitionedVariable
 
 __all__ = [
     'Variable', 'ResourceVariable', 'RefVariable', 'VariableV1', 'global_variables',
@@ -14,5 +15,6 @@ __all__ = [
     'all_variables', 'global_variables_initializer', 'local_variables_initializer',
     'variables_initializer', 'initialize_all_variables', 'initialize_variables',
     'initialize_local_variables', 'is_variable_initialized', 'assert_variables_initialized',
-    'report_uninitialized_variables', 'VariableSynchronization', 'VariableAggregation'
+    'report_uninitialized_variables', 'VariableSynchronization', 'VariableAggregation',
+    'PartitionedVariable'
 ]

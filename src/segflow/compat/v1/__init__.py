@@ -78,6 +78,23 @@ from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_add, 
                                    scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub,
                                    scatter_nd_update, scatter_sub, scatter_update)
 from segflow.ops.array_ops import newaxis
+from segflow import initializers
+from segflow._ops.init_ops import (
+    constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, ones_initializer,
+    orthogonal_initializer, random_normal_initializer, random_uniform_initializer,
+    truncated_normal_initializer, uniform_unit_scaling_initializer, variance_scaling_initializer,
+    zeros_initializer
+)
+from segflow._ops.variable_store import (
+    AUTO_REUSE, disable_resource_variables, enable_resource_variables, no_regularizer,
+    resource_variables_enabled
+)
+from segflow._ops.variable_scope import (
+    VariableScope, create_partitioned_variables, get_local_variable, get_variable, get_variable_scope,
+    variable_op_scope, variable_scope
+)
+from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_variable_partitioner,
+                                                variable_axis_size_partitioner)
 
 __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
            "IndexedSlicesValue", "InteractiveSession", "NoGradient", "NotDifferentiable", "Operation",
@@ -124,4 +141,12 @@ __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "
            "tuple", "uint16", "uint32", "uint64", "uint8", "unique", "unique_with_counts",
            "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min", "unsorted_segment_prod",
            "unsorted_segment_sqrt_n", "unsorted_segment_sum", "unstack", "variables_initializer", "variant",
-           "where", "where_v2", "with_dependencies", "zeros", "zeros_like"]
+           "where", "where_v2", "with_dependencies", "zeros", "zeros_like",
+           "initializers", "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
+           "ones_initializer", "orthogonal_initializer", "random_normal_initializer", "random_uniform_initializer",
+           "truncated_normal_initializer", "uniform_unit_scaling_initializer", "variance_scaling_initializer",
+           "zeros_initializer", "AUTO_REUSE", "VariableScope", "create_partitioned_variables",
+           "disable_resource_variables", "enable_resource_variables", "get_local_variable", "get_variable",
+           "get_variable_scope", "no_regularizer", "resource_variables_enabled", "variable_op_scope",
+           "variable_scope", "fixed_size_partitioner", "min_max_variable_partitioner",
+           "variable_axis_size_partitioner"]

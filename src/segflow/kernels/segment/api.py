@@ -149,7 +149,8 @@ def sorted_segment_reduce(kind, data, segment_ids, num_threads=None, accumulate=
     if data.ndim == 0:
         raise BadInput("data", "must be at least 1-D")
     if ids.ndim != 1 or ids.shape[0] != data.shape[0]:
-        raise BadInput("segment_ids", f"shape {ids.shape} must be 1-D with the length of data's"
+        raise BadInput("segment_ids", f"segment_ids should be the same size as dimension 0 of data: "
+                                      f"shape {ids.shape} must be 1-D with the length of data's"
                                       f" first dimension (data shape {data.shape})")
     num_segments = max(int(ids[-1]) + 1, 0) if ids.size else 0
     nt = _threads(num_threads)
@@ -180,7 +181,10 @@ def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, n
                                       f" {indices.shape}")
     nt = _threads(num_threads)
     n_rows = data.shape[0]
-    checks.check_range(indices, 0, n_rows, nt, "indices")
+    if indices.size and (indices.min() < 0 or indices.max() >= n_rows):
+        k = int(np.flatnonzero((indices < 0) | (indices >= n_rows))[0])
+        raise BadInput("indices", f"indices[{k}] == {indices[k]} out of range [0, {n_rows}): indices[{k}] = "
+                                  f"{indices[k]} is out of range [0, {n_rows})")
     if num_segments is None:
         rows_out = max(int(ids[-1]) + 1, 0) if ids.size else 0
         checks.check_sorted(ids, rows_out, nt, derived=True)

@@ -78,16 +78,29 @@ def check_range(ids, lo, hi, nt, name="segment_ids"):
 
 
 def check_sorted(ids, num_segments, nt, derived):
-    """Ids must be non-decreasing and in [0, num_segments). With `derived` (num_segments taken
-    from the last id) a descent is the error to report; otherwise the first bad position is."""
+    """Ids must be non-decreasing and in [0, num_segments), checked in TensorFlow's order and
+    named in its words (then the shared wording of the first bad position). With `derived`
+    (num_segments is the last id + 1): a negative last id, then the first id out of range, then a
+    descent; with num_segments given: whichever of a descent or an id out of range comes first."""
     nbad, ndesc, _ = stats(ids, 0, num_segments, nt)
     if not (nbad or ndesc):
         return
+    if derived and ids.size and ids[-1] < 0:
+        k = ids.size - 1
+        raise BadInput("segment_ids", f"segment ids must be >= 0: segment_ids[{k}] = {ids[k]} is negative")
     descent = int(np.flatnonzero(ids[1:] < ids[:-1])[0]) + 1 if ndesc else ids.size
     bad = int(np.flatnonzero((ids < 0) | (ids >= num_segments))[0]) if nbad else ids.size
-    if ndesc and (derived or descent <= bad):
+    if derived and nbad:
+        what = "is negative" if ids[bad] < 0 else f"is out of range [0, {num_segments})"
+        why = (f"; segment ids are not increasing: segment_ids[{descent}] = {ids[descent]} follows "
+               f"{ids[descent - 1]}") if ndesc else ""
+        raise BadInput("segment_ids", f"Segment id {ids[bad]} out of range [0, {num_segments}), possibly "
+                                      f"because 'segment_ids' input is not sorted: segment_ids[{bad}] = "
+                                      f"{ids[bad]} {what}{why}")
+    if ndesc and descent <= bad:
         raise BadInput("segment_ids", f"segment ids are not increasing: segment_ids[{descent}] ="
                                       f" {ids[descent]} follows {ids[descent - 1]}")
     if ids[bad] < 0:
-        raise BadInput("segment_ids", f"segment_ids[{bad}] = {ids[bad]} is negative")
-    raise_out_of_range("segment_ids", ids, 0, num_segments)
+        raise BadInput("segment_ids", f"segment ids must be >= 0: segment_ids[{bad}] = {ids[bad]} is negative")
+    raise BadInput("segment_ids", f"segment ids must be < num_segments: segment_ids[{bad}] = {ids[bad]} "
+                                  f"is out of range [0, {num_segments})")
