@@ -359,3 +359,18 @@ def test_eager_variable_from_numpy_makes_one_private_copy():
     np.testing.assert_array_equal(t.numpy(), np.ones(3))
     with pytest.raises(RuntimeError, match="eager"):
         w.initial_value
+
+
+def test_initialize_resources_runs_the_initializers():
+    from segflow.ops import resources
+    with sf.Graph().as_default():
+        v = sf.Variable([1.0, 2.0], name="v")
+        w = sf.Variable(3.0, name="w")
+        sf.Variable(4.0, name="untouched")
+        with sf.compat.v1.Session() as sess:
+            sess.run(resources.initialize_resources([v, w]))
+            np.testing.assert_allclose(sess.run(v), [1.0, 2.0])
+            assert float(sess.run(w)) == 3.0
+            left = [x.decode() if isinstance(x, bytes) else x
+                    for x in sess.run(sf.compat.v1.report_uninitialized_variables())]
+            assert left == ["untouched"]

@@ -607,3 +607,13 @@ def test_sf_train_namespace():
                  "RMSPropOptimizer", "NadamOptimizer", "FtrlOptimizer", "Optimizer", "get_or_create_global_step"):
         assert getattr(sf.train, name) is getattr(training, name)
     assert sf.train.Optimizer.GATE_OP == 1
+
+
+def test_optimizer_variables_are_those_of_the_current_graph():
+    opt = train.MomentumOptimizer(0.1, 0.9)
+    for names in (("var0", "var1"), ("var2", "var3")):
+        with sf.Graph().as_default():
+            a = sf.Variable([1.0, 2.0], name=names[0])
+            b = sf.Variable([3.0, 4.0], name=names[1])
+            opt.minimize(sf.reduce_sum(a + b))
+            assert [v.name for v in opt.variables()] == [f"{names[0]}/Momentum:0", f"{names[1]}/Momentum:0"]

@@ -15,7 +15,7 @@ __all__ = ["Variable", "ResourceVariable", "RefVariable", "VariableV1", "global_
            "global_variables_initializer", "local_variables_initializer", "variables_initializer",
            "initialize_all_variables", "initialize_variables", "initialize_local_variables",
            "is_variable_initialized", "assert_variables_initialized", "report_uninitialized_variables",
-           "VariableSynchronization", "VariableAggregation"]
+           "VariableSynchronization", "VariableAggregation", "initialize_resources"]
 
 Variable = ResourceVariable
 VariableV1 = ResourceVariable
@@ -71,6 +71,15 @@ def variables_initializer(var_list, name="init"):
 
 
 initialize_variables = variables_initializer
+
+
+def initialize_resources(resource_list, name="init"):
+    """TF's `resources.initialize_resources`: one op running the initializers of `resource_list`
+    (variables, or objects with an `initializer` or `create` op); a no-op for an empty list."""
+    if context.executing_eagerly():
+        return None
+    ops = [getattr(r, "initializer", None) or getattr(r, "create", None) for r in resource_list]
+    return group([op for op in ops if op is not None], name=name)
 
 
 def global_variables_initializer():

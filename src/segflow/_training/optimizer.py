@@ -309,7 +309,7 @@ class Optimizer:
         graph = None if context.executing_eagerly() else get_default_graph()
         result = [v for (n, g), v in self._non_slot_dict.items() if g is graph]
         for name in sorted(self._slots):
-            result.extend(self._slots[name].values())
+            result.extend(v for v in self._slots[name].values() if getattr(v, "graph", None) is graph)
         return result
 
     def _slot_dict(self, slot_name):

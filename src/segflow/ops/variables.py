@@ -5,7 +5,7 @@ from segflow._ops.variables import (
     global_variables_initializer, local_variables_initializer, variables_initializer,
     initialize_all_variables, initialize_variables, initialize_local_variables,
     is_variable_initialized, assert_variables_initialized, report_uninitialized_variables,
-    VariableSynchronization, VariableAggregation
+    VariableSynchronization, VariableAggregation, initialize_resources
 )
 from segflow._ops.partitioned_variables import PartitionedVariable
 
@@ -16,5 +16,5 @@ __all__ = [
     'variables_initializer', 'initialize_all_variables', 'initialize_variables',
     'initialize_local_variables', 'is_variable_initialized', 'assert_variables_initialized',
     'report_uninitialized_variables', 'VariableSynchronization', 'VariableAggregation',
-    'PartitionedVariable'
+    'initialize_resources', 'PartitionedVariable'
 ]
