@@ -226,12 +226,14 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                     fn_of[key] = grad_fn
         inputs = op.inputs
         skip = None
-        if len(inputs) > 1:
-            # Lets gradient functions skip work for inputs off every path from a source (the
-            # constant factor of a Mul); their gradients would be dropped below anyway.
-            for i, x in enumerate(inputs):
-                if id(x) not in reach:
-                    skip = (i,) if skip is None else skip + (i,)
+        # Lets gradient functions skip work for inputs off every path from a source (the constant
+        # factor of a Mul) or of a dtype gradients do not flow through (integers, float8); their
+        # gradients would be dropped below anyway. With every input skipped, the op is skipped.
+        for i, x in enumerate(inputs):
+            if id(x) not in reach or not is_backpropagatable(x):
+                skip = (i,) if skip is None else skip + (i,)
+        if skip is not None and len(skip) == len(inputs):
+            continue
         if skip is None:
             in_grads = call_grad_fn(grad_fn, op, out_grads) if build_scope is None else \
                 _call(grad_fn, op, out_grads, build_scope)

@@ -4,6 +4,7 @@ and lookups of sparse id lists combined per row.
 The gradient of a lookup for its table is an IndexedSlices (through gather, or sparse_read for a
 Variable), never a dense tensor of the table's size.
 """
+from segflow._core import mode as context
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
@@ -143,7 +144,10 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             inner_t = convert_to_tensor(inner.as_list(), dtype=dtypes.int32)
         else:
             inner_t = shape_ops.shape(ret)[1:]
-        return shape_ops.reshape(ret, join_ops.concat([shape_ops.shape(ids), inner_t], 0))
+        out = shape_ops.reshape(ret, join_ops.concat([shape_ops.shape(ids), inner_t], 0))
+        if not context.executing_eagerly() and inner.rank is not None:
+            out.set_shape(ids.shape.concatenate(inner))     # what TF's lookup knows statically
+        return out
 
 
 def embedding_lookup_v2(params, ids, max_norm=None, name=None):

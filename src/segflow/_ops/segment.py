@@ -74,8 +74,12 @@ def _infer_unsorted_segment(op, data, segment_ids, num_segments):
 
 
 def _sorted_rows(segment_ids):
-    """last id + 1 when the ids are a constant that is sorted and non-negative, else None."""
+    """The static row count of a sorted or sparse segment op without num_segments: unknown, as
+    TF's shape function says (the rows come from the last id when the op runs), except for a
+    constant empty id vector (0 rows)."""
     ids = tensor_util.constant_value(segment_ids)
+    if ids is not None and np.asarray(ids).size:
+        return None
     if ids is None:
         return None
     ids = np.asarray(ids).reshape(-1)
