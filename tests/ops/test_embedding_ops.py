@@ -243,6 +243,15 @@ def test_safe_lookup_sparse_drops_invalid_and_pads(mode):
     np.testing.assert_allclose(got, [TABLE[1], np.zeros(3), TABLE[4], np.zeros(3)])
 
 
+def test_safe_lookup_sparse_v2_partitions_by_div(mode):
+    # Two shards of a 5-row table by "div": rows 0-2 and 3-4; ids 4 and 1, a dropped -1, a mean.
+    table = TABLE[:5]
+    shards = [sf.constant(table[:3]), sf.constant(table[3:])]
+    ids = SparseTensor([[0, 0], [0, 1], [1, 0], [1, 1]], np.array([4, 1, -1, 3], np.int64), [3, 2])
+    got = mode.evaluate(embedding_ops.safe_embedding_lookup_sparse_v2(shards, ids, combiner="mean"))
+    np.testing.assert_allclose(got, [(table[4] + table[1]) / 2, table[3], np.zeros(3)])
+
+
 # -- SparseTensor
 
 

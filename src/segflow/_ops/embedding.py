@@ -19,7 +19,7 @@ from segflow._ops.sequence import range as range_
 from segflow._ops.variable_ops import variable_shape
 
 __all__ = ["embedding_lookup", "embedding_lookup_v2", "embedding_lookup_sparse", "embedding_lookup_sparse_v2",
-           "safe_embedding_lookup_sparse"]
+           "safe_embedding_lookup_sparse", "safe_embedding_lookup_sparse_v2"]
 
 
 def _is_table(x):
@@ -235,3 +235,12 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
             empty = cw.equal(has, shape_ops.zeros_like(has))
             result = cw.where_v2(shape_ops.reshape(empty, [-1, 1]), default, result)
         return result
+
+
+def safe_embedding_lookup_sparse_v2(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                    default_id=None, max_norm=None, name=None, allow_fast_lookup=False):
+    """TF2's safe_embedding_lookup_sparse: "div" partitioning (`allow_fast_lookup` is accepted; the
+    lookup is the same)."""
+    return safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner=combiner,
+                                        default_id=default_id, name=name, partition_strategy="div",
+                                        max_norm=max_norm)
