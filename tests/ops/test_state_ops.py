@@ -108,7 +108,7 @@ def test_scatter_bad_updates(mode):
     with pytest.raises(errors.InvalidArgumentError, match="updates"):
         mode.evaluate(state_ops.scatter_add(v, [0, 1], np.ones((3, 2))))
     with pytest.raises((errors.InvalidArgumentError, TypeError), match="dtype"):
-        mode.evaluate(state_ops.scatter_add(v, [0], np.ones((1, 2), np.float32)))
+        mode.evaluate(state_ops.scatter_add(v, [0], sf.constant(np.ones((1, 2), np.float32))))  # a tensor: no cast
     np.testing.assert_array_equal(mode.evaluate(v.read_value()), X0)
 
 
@@ -213,3 +213,17 @@ def test_scatter_nd_out_of_range_leaves_variable_unchanged(mode):
     with pytest.raises(errors.InvalidArgumentError, match=r"ResourceScatterNdAdd.*indices\[1\] = \[1, 3\]"):
         mode.evaluate(state_ops.scatter_nd_add(v, [[0, 0], [1, 3]], [1.0, 1.0]))
     np.testing.assert_array_equal(mode.evaluate(v.read_value()), x)
+
+
+def test_scatter_converts_numpy_updates_to_the_variable_dtype(mode):
+    # TF converts a scatter's NumPy values with the variable's dtype (int64 -> int32, float64 ->
+    # float32); integers that do not fit are still refused.
+    v = sf.Variable(np.zeros(4, np.int32))
+    w = sf.Variable(np.zeros(3, np.float32))
+    mode.evaluate(variables.variables_initializer([v, w])) if not mode.eager else None
+    mode.evaluate(state_ops.scatter_add(v, [1, 2], np.array([3, 4], np.int64)))
+    mode.evaluate(state_ops.scatter_update(w, [0], np.array([1.5], np.float64)))
+    np.testing.assert_array_equal(mode.evaluate(v.read_value()), [0, 3, 4, 0])
+    np.testing.assert_array_equal(mode.evaluate(w.read_value()), np.array([1.5, 0, 0], np.float32))
+    with pytest.raises((errors.InvalidArgumentError, TypeError)):
+        mode.evaluate(state_ops.scatter_add(v, [1], np.array([2**40], np.int64)))

@@ -365,6 +365,7 @@ class ResourceVariable:
         return self._scatter_op(key, sparse_delta.indices, sparse_delta.values, name)
 
     def _scatter_op(self, key, indices, updates, name):
+        updates = _as_value_dtype(updates, self._dtype)
         with self._ctrl():
             op = apply_no_output(SCATTER_OPS[key], self._handle, indices, updates, name=name, dtype_position=2,
                                   dtype=self._dtype)
@@ -405,6 +406,23 @@ class ResourceVariable:
 
     def count_up_to(self, limit):
         raise NotImplementedError("count_up_to is not supported")
+
+
+def _as_value_dtype(updates, dtype):
+    """NumPy updates in the variable's dtype, as TF converts a scatter's values with the variable's
+    dtype: an int64 array into an int32 variable, a float64 one into float32 (integers must fit).
+    Tensors are left as they are (a wrong dtype is the op's error)."""
+    if not isinstance(updates, (np.ndarray, np.generic)) or updates.dtype == dtype.np:
+        return updates
+    kind, want = updates.dtype.kind, dtype.np.kind
+    if kind in "iu" and want in "iu":
+        info = np.iinfo(dtype.np)
+        if updates.size and (updates.min() < info.min or updates.max() > info.max):
+            return updates                      # out of range: left for the op to refuse
+        return updates.astype(dtype.np)
+    if kind == "f" and (want == "f" or dtype.name == "bfloat16"):
+        return updates.astype(dtype.np)
+    return updates
 
 
 def _infer_read_or_initial(op, resource, initial_value, dtype=None):
