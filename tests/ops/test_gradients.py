@@ -342,3 +342,17 @@ def test_unconnected_variable_gets_zeros_of_its_value(graph):
     assert float(vx) == 2.0
     np.testing.assert_array_equal(vv, [0.0, 0.0])
     assert sf.gradients(x * 2.0, v)[0] is None
+
+
+def test_get_dependent_variables_finds_trainable_variables_on_differentiable_paths():
+    from segflow.ops import custom_gradient as cg
+    with sf.Graph().as_default():
+        var = sf.Variable(100.0)
+        frozen = sf.Variable(1.0, trainable=False)
+        x = sf.constant(2.0)
+        assert cg.get_dependent_variables([x], [sf.identity(x) + 5.0]) == []
+        assert cg.get_dependent_variables([x], [sf.identity(x) + 5.0 + var]) == [var]
+        assert cg.get_dependent_variables([x], [var + frozen]) == [var]                  # not the frozen one
+        assert cg.get_dependent_variables([x], [x + sf.ones_like(var)]) == []            # OnesLike: no gradient
+        y = var * 3.0
+        assert cg.get_dependent_variables([y], [sf.identity(y)]) == []                   # cut at the input

@@ -14,15 +14,16 @@ function `grad` is built from public ops, so it can be differentiated again.
 import functools
 import itertools
 
-from segflow._core import mode as context, tape as tape_lib
+from segflow._core import dtypes, mode as context, tape as tape_lib
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import get_default_graph
-from segflow._core.registry import RegisterGradient
+from segflow._core.registry import RegisterGradient, get_gradient_function
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow.util import nest
 from segflow._ops.shape import identity_n
+from segflow._ops.variables import trainable_variables
 
-__all__ = ["custom_gradient"]
+__all__ = ["custom_gradient", "get_dependent_variables"]
 
 _ids = itertools.count()
 
@@ -88,3 +89,32 @@ def _graph(f, inputs, kwargs):
     with graph.gradient_override_map({"IdentityN": name}):
         outs = identity_n(flat + inputs)
     return nest.pack_sequence_as(result, outs[:len(flat)])
+
+
+def _differentiable(op):
+    try:
+        return get_gradient_function(op) is not None
+    except LookupError:
+        return False
+
+
+def get_dependent_variables(input_ops, output_ops):
+    """The trainable variables that `output_ops` (tensors) depend on through differentiable ops,
+    not through `input_ops` (TF's custom_gradient.get_dependent_variables): what a custom gradient
+    of the function between them must also give gradients for."""
+    stop = {id(t) for t in nest.flatten(input_ops)}
+    stack = [t.op for t in nest.flatten(output_ops) if isinstance(t, Tensor) and not isinstance(t, EagerTensor)]
+    seen, handles = set(), set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen or not _differentiable(op):
+            continue
+        seen.add(id(op))
+        for x in op.inputs:
+            if id(x) in stop:
+                continue
+            if x.dtype == dtypes.resource:
+                handles.add(id(x))
+            if not isinstance(x, EagerTensor):
+                stack.append(x.op)
+    return [v for v in trainable_variables() if id(v.handle) in handles]

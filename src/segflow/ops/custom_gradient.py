@@ -1,6 +1,6 @@
 """TensorFlow's `custom_gradient` module name: a face over segflow._ops.custom_gradient."""
-from segflow._ops.custom_gradient import custom_gradient
+from segflow._ops.custom_gradient import custom_gradient, get_dependent_variables
 
 __all__ = [
-    'custom_gradient'
+    'custom_gradient', 'get_dependent_variables'
 ]
