@@ -147,8 +147,11 @@ def test_assign_errors(mode):
     with pytest.raises((errors.InvalidArgumentError, ValueError), match="shape"):
         mode.evaluate(state_ops.assign(v, [1.0, 2.0, 3.0]))
     with pytest.raises((errors.InvalidArgumentError, TypeError), match="dtype"):
-        mode.evaluate(state_ops.assign(v, np.array([1.0, 2.0])))
+        mode.evaluate(state_ops.assign(v, sf.constant(np.array([1.0, 2.0]))))     # a float64 tensor
     np.testing.assert_array_equal(mode.evaluate(v.read_value()), [1.0, 2.0])
+    # a float64 NumPy value is converted with the variable's dtype, as TF does
+    mode.evaluate(state_ops.assign(v, np.array([3.0, 4.0])))
+    np.testing.assert_array_equal(mode.evaluate(v.read_value()), np.array([3.0, 4.0], np.float32))
 
 
 def test_assign_read_value_false_returns_op():

@@ -343,18 +343,21 @@ class ResourceVariable:
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
         with self._ctrl():
+            value = _as_value_dtype(value, self._dtype)
             op = apply_no_output("AssignVariableOp", self._handle, value, name=name, dtype_position=1,
                                   dtype=self._dtype, validate_shape=self._validate_shape)
         return self._updated(op, read_value)
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         with self._ctrl():
+            delta = _as_value_dtype(delta, self._dtype)
             op = apply_no_output("AssignAddVariableOp", self._handle, delta, name=name, dtype_position=1,
                                   dtype=self._dtype)
         return self._updated(op, read_value)
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         with self._ctrl():
+            delta = _as_value_dtype(delta, self._dtype)
             op = apply_no_output("AssignSubVariableOp", self._handle, delta, name=name, dtype_position=1,
                                   dtype=self._dtype)
         return self._updated(op, read_value)
@@ -409,8 +412,8 @@ class ResourceVariable:
 
 
 def _as_value_dtype(updates, dtype):
-    """NumPy updates in the variable's dtype, as TF converts a scatter's values with the variable's
-    dtype: an int64 array into an int32 variable, a float64 one into float32 (integers must fit).
+    """NumPy values in the variable's dtype, as TF converts assigned and scattered values with the
+    variable's dtype: an int64 array into an int32 variable, a float64 one into float32 (integers must fit).
     Tensors are left as they are (a wrong dtype is the op's error)."""
     if not isinstance(updates, (np.ndarray, np.generic)) or updates.dtype == dtype.np:
         return updates
