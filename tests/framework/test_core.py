@@ -239,3 +239,15 @@ def test_name_scope_and_unique_names():
         with sf.control_dependencies([d]):
             f = sf.identity(e)
         assert f.op.control_inputs == [d.op]
+
+
+def test_static_check_failures_while_building_a_graph_are_value_errors_too():
+    # TF raises ValueError from shape functions at graph construction; segflow's error is both.
+    with sf.Graph().as_default():
+        with pytest.raises(ValueError, match="squeeze"):
+            sf.squeeze(sf.zeros([1, 2, 1]), axis=[1])
+        with pytest.raises(errors.InvalidArgumentError, match="Tile"):
+            sf.tile(sf.zeros([4, 1]), [1, 2, 3])
+    with pytest.raises(errors.InvalidArgumentError) as info:       # eagerly: not a ValueError
+        sf.squeeze(sf.zeros([1, 2, 1]), axis=[1])
+    assert not isinstance(info.value, ValueError)

@@ -398,7 +398,13 @@ def _build_node(opdef, inputs, attrs, name):
                 raise _dtype_mismatch(opdef, node_name, positions[0], bad, first, d)
         if attr in opdef.allowed and first not in opdef.allowed[attr]:
             raise _dtype_not_allowed(opdef, node_name, positions[0], attr, first)
-    specs = opdef.infer(stub, *tensors, **full_attrs)
+    try:
+        specs = opdef.infer(stub, *tensors, **full_attrs)
+    except errors.InvalidArgumentError as e:
+        if isinstance(e, (ValueError, TypeError)):
+            raise
+        # Building a graph, TF reports a failed static check as ValueError; this error is both.
+        raise errors.GraphBuildError(e.node_def, e.op, e.message) from None
     output_specs = [(dtypes.as_dtype(s[0]), tensor_shape.as_shape(s[1])) for s in specs]
     input_counts = tuple(len(x) for x, is_list in zip(tensors, opdef.list_inputs) if is_list) or None
     all_attrs = dict(full_attrs)

@@ -73,6 +73,11 @@ class OpName:
         self.name = name
 
 
+class GraphBuildError(InvalidArgumentError, ValueError):
+    """A static check that failed while building a graph: an InvalidArgumentError that
+    `except ValueError` (what TF raises from a shape function) also catches."""
+
+
 class DTypeError(InvalidArgumentError, TypeError):
     """Wrong input dtype: an InvalidArgumentError that `except TypeError` (TF graph style) also catches."""
 
