@@ -68,7 +68,7 @@ def test_variables_are_watched_when_read():
     with sf.GradientTape() as tape:
         y = v * v
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), 6.0)
-    assert tape.watched_variables() == [v]
+    assert tape.watched_variables() == (v,)
 
 
 def test_watch_accessed_variables_false():
@@ -435,7 +435,7 @@ def test_watched_variables_listed_once():
         tape.watch([v])
         y = v * 2.0 + frozen
         tape.watch(v)
-    assert tape.watched_variables() == [v]
+    assert tape.watched_variables() == (v,)
     assert float(tape.gradient(y, v)) == 2.0
 
 

@@ -9,7 +9,7 @@ import pytest
 import reference as R
 import segflow as sf
 from segflow.framework import errors
-from segflow.ops import gradient_checker
+from segflow.ops import array_ops, gradient_checker
 from gradcheck import check_gradients, default_delta
 
 RNG = np.random.default_rng(7)
@@ -214,3 +214,21 @@ def test_matmul_unknown_rank_graph():
                 np.testing.assert_allclose(got_c, a0 @ a0)
                 ones = np.ones(shape)  # d sum(A A) / dA = 1 A^T + A^T 1
                 np.testing.assert_allclose(got_g, ones @ np.swapaxes(a0, -1, -2) + np.swapaxes(a0, -1, -2) @ ones)
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3)])
+def test_diag_and_diag_part(mode, shape):
+    d = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
+    full = mode.evaluate(array_ops.diag(d))
+    want = np.zeros(shape * 2)
+    for idx in np.ndindex(*shape):
+        want[idx + idx] = d[idx]
+    np.testing.assert_array_equal(full, want)
+    np.testing.assert_array_equal(mode.evaluate(array_ops.diag_part(want)), d)
+    check_gradients(mode, array_ops.diag, [d])
+    check_gradients(mode, array_ops.diag_part, [want + 0.5])
+
+
+def test_diag_part_refuses_unpaired_shapes(mode):
+    with pytest.raises((errors.InvalidArgumentError, ValueError), match="d \\+ d|pairs|even"):
+        mode.evaluate(array_ops.diag_part(np.zeros((2, 3))))

@@ -227,7 +227,7 @@ def test_tape_watches_trainable_variables_only():
     frozen = sf.Variable([3.0, 4.0], trainable=False)
     with sf.GradientTape() as tape:
         y = sf.reduce_sum(v * frozen)
-    assert tape.watched_variables() == [v]
+    assert tape.watched_variables() == (v,)
     gv, gf = tape.gradient(y, [v, frozen])
     np.testing.assert_array_equal(gv.numpy(), [3.0, 4.0])
     assert gf is None

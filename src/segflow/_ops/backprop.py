@@ -171,7 +171,8 @@ class GradientTape:
             self._push(tapes)
 
     def watched_variables(self):
-        return list(self._tape.watched_variables) if self._tape else list(self._watched_variables)
+        """The variables the tape watches, in the order it first saw them (a tuple, as TF)."""
+        return tuple(self._tape.watched_variables) if self._tape else tuple(self._watched_variables)
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
@@ -336,7 +337,7 @@ def implicit_val_and_grad(f):
         with GradientTape() as tape:
             value = f(*args, **kwargs)
         _check_value(value, f)
-        variables = tape.watched_variables()
+        variables = list(tape.watched_variables())
         if not variables:
             raise ValueError("No trainable variables were accessed while the function was being computed.")
         return value, list(zip(tape.gradient(value, variables), variables))

@@ -8,7 +8,7 @@ from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "diag", "diag_part"]
 
 _MATMUL_TYPES = dtypes.FLOATING + dtypes.COMPLEX + (dtypes.int32, dtypes.int64)
 
@@ -113,3 +113,57 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 Tensor._override_operator("__matmul__", matmul)
 Tensor._override_operator("__rmatmul__", lambda y, x: matmul(x, y))
+
+
+# -- diag / diag_part: a tensor of rank k on the diagonal of one of rank 2k, and back
+def _infer_diag(op, diagonal):
+    shape = diagonal.shape
+    if shape.rank is None:
+        return [TensorSpec(diagonal.dtype, tensor_shape.unknown_shape())]
+    if shape.rank == 0:
+        raise errors.invalid_input(op, "diagonal", "must be at least rank 1, got a scalar")
+    return [TensorSpec(diagonal.dtype, shape.as_list() * 2)]
+
+
+def _diag_kernel(diagonal):
+    n = diagonal.size
+    out = np.zeros((n, n), diagonal.dtype)
+    out[np.arange(n), np.arange(n)] = diagonal.reshape(-1)
+    return out.reshape(diagonal.shape * 2)
+
+
+def _infer_diag_part(op, input):
+    shape = input.shape
+    if shape.rank is None:
+        return [TensorSpec(input.dtype, tensor_shape.unknown_shape())]
+    dims = shape.as_list()
+    k = len(dims) // 2
+    if len(dims) == 0 or len(dims) % 2:
+        raise errors.invalid_input(op, "input", f"must have an even, non-zero rank, got shape {shape}")
+    for a, b in zip(dims[:k], dims[k:]):
+        if a is not None and b is not None and a != b:
+            raise errors.invalid_input(op, "input", f"dimensions must match in pairs, got shape {shape}")
+    return [TensorSpec(input.dtype, [a if a is not None else b for a, b in zip(dims[:k], dims[k:])])]
+
+
+def _diag_part_kernel(input):
+    k = input.ndim // 2
+    if input.ndim == 0 or input.ndim % 2 or input.shape[:k] != input.shape[k:]:
+        raise BadInput("input", f"must have shape d + d for some d, got {list(input.shape)}")
+    n = int(np.prod(input.shape[:k]))
+    return input.reshape(n, n)[np.arange(n), np.arange(n)].reshape(input.shape[:k])
+
+
+register_op("Diag", inputs=("diagonal",), attrs={"T": "diagonal"}, infer=_infer_diag, kernel=_diag_kernel)
+register_op("DiagPart", inputs=("input",), attrs={"T": "input"}, infer=_infer_diag_part, kernel=_diag_part_kernel)
+
+
+def diag(diagonal, name=None):
+    """A tensor of shape `d + d` with `diagonal` (shape d) on its diagonal and zeros elsewhere:
+    out[i..., i...] = diagonal[i...] (TF's `diag`)."""
+    return apply_op("Diag", diagonal, name=name)
+
+
+def diag_part(input, name=None):
+    """The diagonal of a tensor of shape `d + d`: out[i...] = input[i..., i...] (TF's `diag_part`)."""
+    return apply_op("DiagPart", input, name=name)

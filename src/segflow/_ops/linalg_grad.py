@@ -48,3 +48,13 @@ def _matmul_grad(op, grad):
     else:
         gb = _mm(grad, "H", a, pa)                     # (P^H G)^H = G^H P
     return _unbroadcast(ga, a), _unbroadcast(gb, b)
+
+
+@RegisterGradient("Diag")
+def _diag_grad(op, grad):
+    return la.diag_part(grad)
+
+
+@RegisterGradient("DiagPart")
+def _diag_part_grad(op, grad):
+    return la.diag(grad)

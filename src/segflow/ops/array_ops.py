@@ -25,6 +25,7 @@ from segflow._ops.random import (
 )
 from segflow._ops.elementwise import where, where_v2
 from segflow._ops.constant import constant
+from segflow._ops.linalg import diag, diag_part
 
 __all__ = [
     'placeholder', 'placeholder_with_default', 'identity', 'stop_gradient', 'zeros', 'ones',
@@ -39,5 +40,6 @@ __all__ = [
     'tensor_scatter_update', 'tensor_scatter_add', 'tensor_scatter_sub', 'scatter_nd_kernel',
     'top_k', 'sort', 'argsort', 'boolean_mask', 'TopKV2Output', 'top_k_kernel', 'random_normal',
     'random_uniform', 'truncated_normal', 'random_shuffle', 'multinomial', 'set_random_seed',
-    'get_seed', 'DEFAULT_GRAPH_SEED', 'set_seed', 'categorical', 'where', 'where_v2', 'constant'
+    'get_seed', 'DEFAULT_GRAPH_SEED', 'set_seed', 'categorical', 'where', 'where_v2', 'constant',
+    'diag', 'diag_part'
 ]

@@ -1,6 +1,6 @@
 """TensorFlow's `linalg_ops` module name: a face over segflow._ops.linalg."""
-from segflow._ops.linalg import matmul
+from segflow._ops.linalg import matmul, diag, diag_part
 
 __all__ = [
-    'matmul'
+    'matmul', 'diag', 'diag_part'
 ]

@@ -13,7 +13,7 @@ from segflow._ops.reduce import (
     reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_any, reduce_all, argmax,
     argmin, cumsum, count_nonzero, reduce_logsumexp, add_n, reduce_euclidean_norm, reduced_shape
 )
-from segflow._ops.linalg import matmul
+from segflow._ops.linalg import matmul, diag, diag_part
 from segflow._ops.sequence import range, invert_permutation
 from segflow._ops.segment import (
     unsorted_segment_sum, unsorted_segment_prod, unsorted_segment_max, unsorted_segment_min,
@@ -41,11 +41,11 @@ __all__ = [
     'xdivy', 'mul_no_nan', 'multiply_no_nan', 'nextafter', 'cast', 'to_float', 'to_double',
     'to_int32', 'to_int64', 'reduce_sum', 'reduce_mean', 'reduce_max', 'reduce_min', 'reduce_prod',
     'reduce_any', 'reduce_all', 'argmax', 'argmin', 'cumsum', 'count_nonzero', 'reduce_logsumexp',
-    'add_n', 'reduce_euclidean_norm', 'reduced_shape', 'matmul', 'range', 'invert_permutation',
-    'unsorted_segment_sum', 'unsorted_segment_prod', 'unsorted_segment_max', 'unsorted_segment_min',
-    'unsorted_segment_mean', 'unsorted_segment_sqrt_n', 'segment_sum', 'segment_prod',
-    'segment_max', 'segment_min', 'segment_mean', 'sparse_segment_sum', 'sparse_segment_mean',
-    'sparse_segment_sqrt_n', 'sparse_segment_sum_with_num_segments',
+    'add_n', 'reduce_euclidean_norm', 'reduced_shape', 'matmul', 'diag', 'diag_part', 'range',
+    'invert_permutation', 'unsorted_segment_sum', 'unsorted_segment_prod', 'unsorted_segment_max',
+    'unsorted_segment_min', 'unsorted_segment_mean', 'unsorted_segment_sqrt_n', 'segment_sum',
+    'segment_prod', 'segment_max', 'segment_min', 'segment_mean', 'sparse_segment_sum',
+    'sparse_segment_mean', 'sparse_segment_sqrt_n', 'sparse_segment_sum_with_num_segments',
     'sparse_segment_mean_with_num_segments', 'sparse_segment_sqrt_n_with_num_segments',
     'static_count', 'sparse_segment_grad', 'sparse_segment_sum_grad', 'sparse_segment_mean_grad',
     'sparse_segment_sqrt_n_grad', 'sparse_segment_grad_v2', 'sparse_segment_sum_grad_v2',
