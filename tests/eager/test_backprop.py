@@ -519,3 +519,16 @@ def test_batch_jacobian_both_modes(mode):
     np.testing.assert_allclose(got, np.stack([np.diag(2 * xv[b] * yv[b]) for b in range(2)]))
     with pytest.raises(ValueError, match="Need first dimension"):
         tape.batch_jacobian(sf.concat([x, x], 0), x)
+
+
+def test_aggregate_indexed_slices_gradients(mode):
+    from segflow.ops import math_ops
+    a = np.array([[1.0, 2.0], [0.0, 0.0], [3.0, 4.0]])
+    b = np.array([[0.0, 0.0], [5.0, 6.0], [7.0, 8.0]])
+    assert backprop.aggregate_indexed_slices_gradients([]) is None
+    t0 = math_ops._as_indexed_slices(sf.constant(a))
+    assert isinstance(t0, ops.IndexedSlices)
+    assert backprop.aggregate_indexed_slices_gradients([t0, None]) is t0
+    total = backprop.aggregate_indexed_slices_gradients([t0, sf.constant(b), None])
+    assert isinstance(total, ops.IndexedSlices)
+    np.testing.assert_allclose(mode.evaluate(sf.convert_to_tensor(total)), a + b)

@@ -19,12 +19,14 @@ from segflow.util import nest
 from segflow._ops import shape as array_ops
 from segflow._ops import gather as gather_ops
 from segflow._core.graph import name_scope
+from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
 from segflow._ops import transpose as transpose_ops
 from segflow._ops.variable_ops import handle_attr, handle_shape
 
 __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
-           "imperative_grad", "make_vjp", "val_and_grad_function", "implicit_val_and_grad"]
+           "imperative_grad", "make_vjp", "val_and_grad_function", "implicit_val_and_grad",
+           "aggregate_indexed_slices_gradients"]
 
 
 def _source(x):
@@ -293,6 +295,20 @@ def _check_value(value, f):
     if value is None:
         raise ValueError(f"Cannot differentiate a function that returns None; did you forget to return a "
                          f"value from {getattr(f, '__name__', 'the function')}?")
+
+
+def aggregate_indexed_slices_gradients(grads):
+    """One IndexedSlices summing `grads` (IndexedSlices or dense tensors; None entries dropped):
+    their values and indices concatenated, dense ones taken as all their rows. None if none."""
+    grads = [g for g in grads if g is not None]
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    slices = [gather_ops.as_indexed_slices(g) for g in grads]
+    indices = [cast_ops.cast(s.indices, slices[0].indices.dtype) for s in slices]
+    return IndexedSlices(join_ops.concat([s.values for s in slices], 0), join_ops.concat(indices, 0),
+                         slices[0].dense_shape)
 
 
 def gradients_function(f, params=None):

@@ -12,6 +12,8 @@ from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids
 from segflow.kernels import gather as gather_kernels
+from segflow._core.indexed_slices import IndexedSlices
+from segflow._ops import sequence as sequence_ops, shape as so
 
 __all__ = ["gather", "gather_v2", "gather_nd", "batch_gather"]
 
@@ -182,3 +184,16 @@ register_op("GatherNd", inputs=("params", "indices"), attrs={"Tparams": "params"
 def gather_nd(params, indices, name=None, batch_dims=0):
     """Slices of `params` addressed by the last dimension of `indices` (a multi-index per row)."""
     return apply_op("GatherNd", params, indices, batch_dims=batch_dims, name=name)
+
+
+def as_indexed_slices(x, optimize=True):
+    """A tensor as an IndexedSlices of all its rows (TF's math_ops._as_indexed_slices); an
+    IndexedSlices is returned as it is."""
+    if isinstance(x, IndexedSlices):
+        return x
+    x = convert_to_tensor(x)
+    shape = so.shape(x)
+    return IndexedSlices(x, sequence_ops.range(0, shape[0]), shape)
+
+
+_as_indexed_slices = as_indexed_slices   # TF's math_ops name

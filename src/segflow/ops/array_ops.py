@@ -8,7 +8,7 @@ from segflow._ops.transpose import transpose, expand_dims, squeeze, reverse, rev
 from segflow._ops.join import concat, stack, unstack, split, tile
 from segflow._ops.slicing import slice, strided_slice, split_by_shapes, pad
 from segflow._ops.one_hot import one_hot
-from segflow._ops.gather import gather, gather_v2, gather_nd, batch_gather, take_rows
+from segflow._ops.gather import gather, gather_v2, gather_nd, batch_gather, take_rows, as_indexed_slices
 from segflow._ops.stitch import dynamic_partition, dynamic_stitch, parallel_dynamic_stitch, stitch, partition
 from segflow._ops.unique import (
     unique, unique_with_counts, unique_v2, unique_with_counts_v2, UniqueOutput,
@@ -33,13 +33,13 @@ __all__ = [
     'broadcast_to', 'prevent_gradient', 'identity_n', 'check_output_shape', 'newaxis', 'transpose',
     'expand_dims', 'squeeze', 'reverse', 'reverse_v2', 'concat', 'stack', 'unstack', 'split',
     'tile', 'slice', 'strided_slice', 'split_by_shapes', 'pad', 'one_hot', 'gather', 'gather_v2',
-    'gather_nd', 'batch_gather', 'take_rows', 'dynamic_partition', 'dynamic_stitch',
-    'parallel_dynamic_stitch', 'stitch', 'partition', 'unique', 'unique_with_counts', 'unique_v2',
-    'unique_with_counts_v2', 'UniqueOutput', 'UniqueWithCountsOutput', 'unique_first_appearance',
-    'scatter_nd', 'tensor_scatter_nd_update', 'tensor_scatter_nd_add', 'tensor_scatter_nd_sub',
-    'tensor_scatter_update', 'tensor_scatter_add', 'tensor_scatter_sub', 'scatter_nd_kernel',
-    'top_k', 'sort', 'argsort', 'boolean_mask', 'TopKV2Output', 'top_k_kernel', 'random_normal',
-    'random_uniform', 'truncated_normal', 'random_shuffle', 'multinomial', 'set_random_seed',
-    'get_seed', 'DEFAULT_GRAPH_SEED', 'set_seed', 'categorical', 'where', 'where_v2', 'constant',
-    'diag', 'diag_part'
+    'gather_nd', 'batch_gather', 'take_rows', 'as_indexed_slices', 'dynamic_partition',
+    'dynamic_stitch', 'parallel_dynamic_stitch', 'stitch', 'partition', 'unique',
+    'unique_with_counts', 'unique_v2', 'unique_with_counts_v2', 'UniqueOutput',
+    'UniqueWithCountsOutput', 'unique_first_appearance', 'scatter_nd', 'tensor_scatter_nd_update',
+    'tensor_scatter_nd_add', 'tensor_scatter_nd_sub', 'tensor_scatter_update', 'tensor_scatter_add',
+    'tensor_scatter_sub', 'scatter_nd_kernel', 'top_k', 'sort', 'argsort', 'boolean_mask',
+    'TopKV2Output', 'top_k_kernel', 'random_normal', 'random_uniform', 'truncated_normal',
+    'random_shuffle', 'multinomial', 'set_random_seed', 'get_seed', 'DEFAULT_GRAPH_SEED',
+    'set_seed', 'categorical', 'where', 'where_v2', 'constant', 'diag', 'diag_part'
 ]
