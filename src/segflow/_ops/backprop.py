@@ -227,8 +227,7 @@ class GradientTape:
         `[batch] + target.shape[1:] + source.shape[1:]` (rows of one example depend on that
         example's source row only, as TF assumes)."""
         target = convert_to_tensor(target)
-        src = _source(source) if not hasattr(source, "_gradient_source") else source
-        tshape, sshape = target.shape, getattr(src, "shape", None)
+        tshape, sshape = target.shape, getattr(source, "shape", None)
         if sshape is not None and sshape.rank is not None and sshape.rank < 1:
             raise ValueError(f"Need first dimension of `source` to be the batch dimension, got shape {sshape}")
         if tshape.rank is not None and tshape.rank < 1:

@@ -14,7 +14,6 @@ kernel (kernels/segment/). Gradients are in segment_grad.py.
 Empty segments hold: 0 (sum, mean, sqrt_n; sorted max/min), 1 (prod), the dtype's lowest finite
 value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules.
 """
-import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core import fold as tensor_util
@@ -75,19 +74,9 @@ def _infer_unsorted_segment(op, data, segment_ids, num_segments):
 
 def _sorted_rows(segment_ids):
     """The static row count of a sorted or sparse segment op without num_segments: unknown, as
-    TF's shape function says (the rows come from the last id when the op runs), except for a
-    constant empty id vector (0 rows)."""
-    ids = tensor_util.constant_value(segment_ids)
-    if ids is not None and np.asarray(ids).size:
-        return None
-    if ids is None:
-        return None
-    ids = np.asarray(ids).reshape(-1)
-    if ids.size == 0:
-        return 0
-    if ids[0] < 0 or np.any(ids[1:] < ids[:-1]):
-        return None  # the kernel reports it, with the position
-    return int(ids[-1]) + 1
+    TF's shape function says (the rows come from the last id when the op runs), except for an
+    empty id vector (0 rows)."""
+    return 0 if segment_ids.shape.rank == 1 and segment_ids.shape.as_list() == [0] else None
 
 
 def _check_rows_input(op, data):
