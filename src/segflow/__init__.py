@@ -43,6 +43,7 @@ from segflow.ops.state_ops import (assign, assign_add, assign_sub, scatter_updat
                                    scatter_mul, scatter_div, scatter_min, scatter_max, scatter_nd_update,
                                    scatter_nd_add, scatter_nd_sub)
 from segflow._ops.sparse_tensor import SparseTensor
+from segflow._ops.ragged import RaggedTensor
 from segflow._ops.init_ops import (  # noqa: F401
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, ones_initializer,
     orthogonal_initializer, random_normal_initializer, random_uniform_initializer,
@@ -71,7 +72,7 @@ disable_eager_execution = _context.disable_eager_execution
 dtypes = _dtypes
 
 # The static namespace modules (faces over the op families): `from segflow.math import x` works too.
-from segflow import math, nn, random, train, sparse, linalg, compat  # noqa: E402,F401,A004
+from segflow import math, nn, random, train, sparse, linalg, ragged, compat  # noqa: E402,F401,A004
 from segflow import initializers  # noqa: E402,F401
 
 __version__ = "0.1.0"

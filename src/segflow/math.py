@@ -10,7 +10,7 @@ from segflow._ops.elementwise import (
 )
 from segflow._ops.cast import cast, to_double, to_float, to_int32, to_int64
 from segflow._ops.reduce import (
-    argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    argmax, argmin, count_nonzero, cumsum, cumprod, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_sum, reduce_euclidean_norm
 )
 from segflow._ops.bincount import bincount
@@ -27,7 +27,7 @@ from segflow._ops.reduce import add_n
 from segflow._ops.sort import top_k
 
 __all__ = ["abs", "acos", "add", "add_n", "add_v2", "angle", "argmax", "argmin", "asin", "atan", "bincount",
-           "cast", "ceil", "complex", "conj", "cos", "cosh", "count_nonzero", "cumsum", "div", "div_no_nan",
+           "cast", "ceil", "complex", "conj", "cos", "cosh", "count_nonzero", "cumsum", "cumprod", "div", "div_no_nan",
            "divide", "equal", "erf", "exp", "expm1", "floor", "floor_div", "floordiv", "floormod", "greater",
            "greater_equal", "imag", "invert_permutation", "is_finite", "is_inf", "is_nan", "less",
            "less_equal", "log", "log1p", "logical_and", "logical_not", "logical_or", "logical_xor", "matmul",

@@ -102,7 +102,8 @@ class Session(BaseSession):
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops needed for `fetches` and returns their values in the same structure.
 
-        fetches: a Tensor, Operation, IndexedSlices, variable, tensor or op name, or nested
+        fetches: a Tensor, Operation, IndexedSlices, SparseTensor, RaggedTensor, variable, tensor or
+          op name, or nested
         lists/tuples/dicts/namedtuples of them. Operations fetch as None.
         feed_dict: {tensor or name: value}; values are checked against the tensor's dtype and shape.
         """
@@ -124,6 +125,8 @@ class Session(BaseSession):
                 tensors.append(e)
             elif kind == "slices":
                 tensors.extend(x for x in e if x is not None)
+            elif kind == "composite":
+                tensors.extend(e[0])
             else:
                 targets.append(e)
         key = (tuple(tensors), tuple(targets), tuple(feeds))
@@ -152,6 +155,10 @@ class Session(BaseSession):
                         parts.append(values[i])
                         i += 1
                 out.append(IndexedSlicesValue(*parts))
+            elif kind == "composite":
+                parts, build = e
+                out.append(build(values[i:i + len(parts)]))
+                i += len(parts)
             else:
                 out.append(None)
         return nest.pack_sequence_as(fetches, out)
@@ -164,6 +171,9 @@ class Session(BaseSession):
         if isinstance(f, IndexedSlices):
             return "slices", (self._check_graph(f.values), self._check_graph(f.indices),
                               None if f.dense_shape is None else self._check_graph(f.dense_shape))
+        if hasattr(f, "_fetch_parts"):    # a composite (SparseTensor, RaggedTensor): its parts
+            parts, build = f._fetch_parts()
+            return "composite", ([self._check_graph(p) for p in parts], build)
         if isinstance(f, str):
             f = self._graph.as_graph_element(f)
         if isinstance(f, EagerTensor):
@@ -175,7 +185,7 @@ class Session(BaseSession):
                 raise ValueError(f"Fetch argument {f.name} is not an element of this graph.")
             return "op", f
         raise TypeError(f"Fetch argument {f!r} has invalid type {type(f).__name__}, must be a string or "
-                        "Tensor/Operation. (Can not convert a {type(f).__name__} into a Tensor or Operation.)")
+                        f"Tensor/Operation. (Can not convert a {type(f).__name__} into a Tensor or Operation.)")
 
     def _check_graph(self, t):
         if t.graph is not self._graph:

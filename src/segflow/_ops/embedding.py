@@ -12,6 +12,7 @@ from segflow._core.tensor import Tensor
 from segflow._ops import elementwise as cw
 from segflow._ops import gather as gather_ops, reduce as reduction_ops, segment as segment_ops, shape as shape_ops, stitch as stitch_ops
 from segflow._ops.sparse_tensor import SparseTensor
+from segflow._ops.ragged import RaggedTensor
 from segflow._ops import unique as unique_ops
 from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
@@ -43,6 +44,10 @@ def _clip(params, ids, max_norm):
     l2norm = cw.where_v2(positive, cw.sqrt(safe), l2sum)
     max_norm = convert_to_tensor(max_norm, dtype=params.dtype)
     return cw.truediv(params * max_norm, cw.maximum(l2norm, max_norm))
+
+
+def _transform(rows, transform_fn):
+    return rows if transform_fn is None else transform_fn(rows)
 
 
 def _range(start, limit):
@@ -83,12 +88,23 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
       partition_strategy: with several partitions, "mod" puts id i in partition i % n at row
         i // n; "div" splits the ids into n contiguous ranges, the first (total % n) of them one
         longer (TF's exact mapping).
+      ids may also be a RaggedTensor: the result is then ragged with the same rows.
       max_norm: if given, each looked-up embedding with a larger L2 norm is scaled down to it.
     Returns:
       Shape `ids.shape + params.shape[1:]`, dtype of params.
     Raises:
       InvalidArgumentError: an id out of range; ValueError: an unknown partition_strategy or no params.
     """
+    return _embedding_lookup_and_transform(params, ids, partition_strategy, name, max_norm)
+
+
+def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=None, max_norm=None,
+                                    transform_fn=None):
+    """embedding_lookup, with `transform_fn` applied to the looked-up (and clipped) rows of each
+    partition before they are put back in the order of `ids` (TF's private helper of that name)."""
+    if isinstance(ids, RaggedTensor):
+        return ids.with_flat_values(_embedding_lookup_and_transform(
+            params, ids.flat_values, partition_strategy, name, max_norm, transform_fn))
     if partition_strategy not in ("mod", "div"):
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
     params = _shards(params)
@@ -105,7 +121,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             raise errors.invalid_input(errors.OpName("GatherV2", name), "indices", f"dtype {ids.dtype.name} is not "
                                        "supported (attr Tindices: one of int32, int64)", cls=errors.DTypeError)
         if n == 1:
-            result = _clip(gather_ops.gather(params[0], ids), ids, max_norm)
+            result = _transform(_clip(gather_ops.gather(params[0], ids), ids, max_norm), transform_fn)
             return shape_ops.identity(result)
         flat_ids = shape_ops.reshape(ids, [-1])
         original_indices = _range(0, shape_ops.size(flat_ids))
@@ -132,10 +148,13 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         p_assignments = cast_ops.cast(p_assignments, dtypes.int32)
         gather_ids = stitch_ops.dynamic_partition(new_ids, p_assignments, n)
         pindices = stitch_ops.dynamic_partition(original_indices, p_assignments, n)
-        partitioned = [_clip(gather_ops.gather(p, i), i, max_norm) for p, i in zip(params, gather_ids)]
+        partitioned = [_transform(_clip(gather_ops.gather(p, i), i, max_norm), transform_fn)
+                       for p, i in zip(params, gather_ids)]
         ret = stitch_ops.dynamic_stitch(pindices, partitioned)
         inner = tensor_shape.unknown_shape()
-        for p in params:
+        if transform_fn is not None:    # the transformed rows' shape, not the tables'
+            inner = ret.shape[1:] if ret.shape.rank is not None else inner
+        for p in ([] if transform_fn is not None else params):
             s = p.shape if hasattr(p, "shape") else p.get_shape()
             if s.rank is not None:
                 inner = inner.merge_with(tensor_shape.TensorShape(s.as_list()[1:])) if inner.rank is not None \
@@ -155,29 +174,64 @@ def embedding_lookup_v2(params, ids, max_norm=None, name=None):
     return embedding_lookup(params, ids, "div", name, max_norm=max_norm)
 
 
+def _sparse_pair(sp_ids, sp_weights, what=("sp_ids", "sp_weights")):
+    """(sp_ids, sp_weights) as SparseTensors: RaggedTensors (both, or ids with weights None) are
+    converted; mixing kinds is a TypeError; static shapes that cannot match are a ValueError."""
+    ids_name, weights_name = what
+    if isinstance(sp_ids, RaggedTensor):
+        if sp_weights is not None and not isinstance(sp_weights, RaggedTensor):
+            raise TypeError(f"{ids_name} and {weights_name} must be of the same type: {ids_name} is a "
+                            f"RaggedTensor, {weights_name} a {type(sp_weights).__name__}")
+        if sp_weights is not None:
+            _compatible(sp_ids.flat_values, sp_weights.flat_values, "values", what)
+            for a, b in zip(sp_ids.nested_row_splits, sp_weights.nested_row_splits):
+                _compatible(a, b, "row_splits", what)
+            sp_weights = sp_weights.to_sparse()
+        return sp_ids.to_sparse(), sp_weights
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"{ids_name} must be SparseTensor or RaggedTensor, got {type(sp_ids).__name__}")
+    if sp_weights is not None:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError(f"{weights_name} must be either None or SparseTensor (as {ids_name} is), got "
+                            f"{type(sp_weights).__name__}")
+        _compatible(sp_ids.values, sp_weights.values, "values", what)
+        _compatible(sp_ids.indices, sp_weights.indices, "indices", what)
+        _compatible(sp_ids.dense_shape, sp_weights.dense_shape, "dense_shape", what)
+    return sp_ids, sp_weights
+
+
+def _compatible(a, b, part, what):
+    if not a.shape.is_compatible_with(b.shape):
+        raise ValueError(f"{what[0]}.{part} shape {a.shape} and {what[1]}.{part} shape {b.shape} are "
+                         "incompatible")
+
+
 def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner=None,
                             max_norm=None, allow_fast_lookup=False):
     """For each row of the sparse id matrix `sp_ids`, the embeddings of its ids combined.
 
     Args:
       params: as for embedding_lookup.
-      sp_ids: SparseTensor [batch, max_ids] of int64 ids (indices in row-major order).
-      sp_weights: SparseTensor of float weights with sp_ids' indices, or None (all weights 1).
+      sp_ids: SparseTensor [batch, max_ids] of int64 ids (indices in row-major order), or a
+        RaggedTensor of ids (one row per batch entry).
+      sp_weights: SparseTensor (RaggedTensor) of float weights with sp_ids' indices (rows), or None
+        (all weights 1).
       combiner: "mean" (default; weighted mean), "sum" (weighted sum) or "sqrtn" (weighted sum
         divided by the square root of the sum of squared weights).
+      allow_fast_lookup: accepted (TF's switch between two implementations of the same result).
     Returns:
       Shape `[rows, ...] + params.shape[1:]`, rows = the largest row of sp_ids with an id, plus 1
       (as TF; rows without ids hold 0).
+    Raises:
+      TypeError: ids and weights of different kinds; ValueError: an unknown combiner, or ids and
+        weights whose static shapes differ.
     """
     if combiner is None:
         combiner = "mean"
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
-    if not isinstance(sp_ids, SparseTensor):
-        raise TypeError("sp_ids must be SparseTensor")
+    sp_ids, sp_weights = _sparse_pair(sp_ids, sp_weights)
     ignore_weights = sp_weights is None
-    if not ignore_weights and not isinstance(sp_weights, SparseTensor):
-        raise TypeError("sp_weights must be either None or SparseTensor")
     with name_scope(name, "embedding_lookup_sparse"):
         segment_ids = cast_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
         ids, idx = unique_ops.unique(sp_ids.values)
@@ -204,16 +258,61 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
 
 def embedding_lookup_sparse_v2(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None,
                                allow_fast_lookup=False):
-    return embedding_lookup_sparse(params, sp_ids, sp_weights, "div", name, combiner, max_norm)
+    """TF2's embedding_lookup_sparse: "div" partitioning."""
+    return embedding_lookup_sparse(params, sp_ids, sp_weights, "div", name, combiner, max_norm,
+                                   allow_fast_lookup=allow_fast_lookup)
+
+
+def _tables_for_safe_lookup(embedding_weights, dtype):
+    """The tables, each a tensor (or variable) of one dtype: `dtype` (the weights') when given."""
+    if embedding_weights is None:
+        raise ValueError("Missing embedding_weights None.")
+    tables = _shards(embedding_weights)
+    if not tables:
+        raise ValueError("Missing embedding_weights [].")
+    out = []
+    for w in tables:
+        if hasattr(w, "sparse_read"):
+            if dtype is not None and w.dtype.base_dtype != dtype:
+                raise ValueError(f"embedding_weights of dtype {w.dtype.base_dtype.name} do not match the sparse "
+                                 f"weights' dtype {dtype.name}")
+            out.append(w)
+        else:
+            out.append(convert_to_tensor(w, dtype=dtype))
+    first = out[0].dtype.base_dtype
+    for w in out[1:]:
+        if w.dtype.base_dtype != first:
+            raise TypeError(f"all embedding_weights must have the same dtype, got {first.name} and "
+                            f"{w.dtype.base_dtype.name}")
+    return out
 
 
 def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
-                                 default_id=None, name=None, partition_strategy="div", max_norm=None):
-    """embedding_lookup_sparse that drops invalid (negative) ids and gives every row of the batch
-    an output (0, or the embedding of `default_id`, for rows without ids)."""
+                                 default_id=None, name=None, partition_strategy="div", max_norm=None,
+                                 allow_fast_lookup=False):
+    """embedding_lookup_sparse that drops invalid ids and gives every row of the batch an output.
+
+    Ids < 0 are dropped, and with a combiner other than "sum" so are ids whose weight is <= 0
+    (as TF). A row left without ids gets the embedding of `default_id`, or 0 without one.
+    `sparse_ids` may have rank > 2 ([d0, ..., dn-1, ids]): the result is then
+    [d0, ..., dn-1, embedding dims]. RaggedTensor ids (and weights) are accepted too.
+    """
+    sparse_ids, sparse_weights = _sparse_pair(sparse_ids, sparse_weights, ("sparse_ids", "sparse_weights"))
+    dtype = sparse_weights.dtype if sparse_weights is not None else None
+    tables = _tables_for_safe_lookup(embedding_weights, dtype)
     with name_scope(name, "embedding_lookup"):
+        original_shape = sparse_ids.dense_shape
+        rank = sparse_ids.indices.shape.as_list()[1] if sparse_ids.indices.shape.rank == 2 else None
+        if rank is None:
+            rank = sparse_ids.dense_shape.shape.as_list()[0] if sparse_ids.dense_shape.shape.rank == 1 else None
+        if rank is None:
+            raise ValueError("safe_embedding_lookup_sparse: the rank of sparse_ids must be known")
+        if rank > 2:
+            sparse_ids = _collapse_leading(sparse_ids)
+            if sparse_weights is not None:
+                sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values, sparse_ids.dense_shape)
         keep = cw.greater_equal(sparse_ids.values, convert_to_tensor(0, dtype=sparse_ids.values.dtype))
-        if sparse_weights is not None:
+        if sparse_weights is not None and combiner != "sum":
             keep = cw.logical_and(keep, cw.greater(sparse_weights.values,
                                                    shape_ops.zeros_like(sparse_weights.values)))
         kept = cw.where_v2(keep)[:, 0]
@@ -221,7 +320,7 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
                            sparse_ids.dense_shape)
         weights = None if sparse_weights is None else SparseTensor(
             ids.indices, gather_ops.gather(sparse_weights.values, kept), sparse_ids.dense_shape)
-        result = embedding_lookup_sparse(embedding_weights, ids, weights, partition_strategy=partition_strategy,
+        result = embedding_lookup_sparse(tables, ids, weights, partition_strategy=partition_strategy,
                                          combiner=combiner, max_norm=max_norm)
         batch = cast_ops.cast(sparse_ids.dense_shape[0], dtypes.int32)
         rows = shape_ops.shape(result)[0]
@@ -231,10 +330,26 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         if default_id is not None:
             has = segment_ops.unsorted_segment_sum(cast_ops.cast(shape_ops.ones_like(kept), result.dtype),
                                                    cast_ops.cast(ids.indices[:, 0], dtypes.int32), batch)
-            default = embedding_lookup(embedding_weights, [default_id], partition_strategy=partition_strategy)
+            default = embedding_lookup(tables, [default_id], partition_strategy=partition_strategy)
             empty = cw.equal(has, shape_ops.zeros_like(has))
             result = cw.where_v2(shape_ops.reshape(empty, [-1, 1]), default, result)
+        if rank > 2:
+            lead = cast_ops.cast(original_shape[:-1], dtypes.int32)
+            result = shape_ops.reshape(result, join_ops.concat([lead, shape_ops.shape(result)[1:]], 0))
+        inner = result.shape[1:] if rank <= 2 else result.shape[rank - 1:]
+        if not context.executing_eagerly() and inner.rank is not None:
+            result.set_shape(tensor_shape.unknown_shape(rank=rank - 1).concatenate(inner))
         return result
+
+
+def _collapse_leading(sp):
+    """A SparseTensor of rank > 2 as rank 2: its leading dimensions merged into one (row-major)."""
+    lead = sp.dense_shape[:-1]
+    strides = reduction_ops.cumprod(lead, exclusive=True, reverse=True)   # of each leading dimension
+    rows = reduction_ops.reduce_sum(sp.indices[:, :-1] * shape_ops.reshape(strides, [1, -1]), 1)
+    indices = join_ops.stack([rows, sp.indices[:, -1]], 1)
+    dense_shape = join_ops.stack([reduction_ops.reduce_prod(lead), sp.dense_shape[-1]])
+    return SparseTensor(indices, sp.values, dense_shape)
 
 
 def safe_embedding_lookup_sparse_v2(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",

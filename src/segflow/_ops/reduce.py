@@ -21,7 +21,7 @@ from segflow._ops import sequence as sequence_ops
 from segflow._ops import shape as so
 from segflow._ops import transpose as transpose_ops
 
-__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+__all__ = ["cumprod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
            "reduce_all", "argmax", "argmin", "cumsum", "count_nonzero", "reduce_logsumexp", "add_n",
            "reduce_euclidean_norm"]
 
@@ -259,37 +259,52 @@ def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64
     return apply_op("ArgMin", input, 0 if axis is None else axis, output_type=dtypes.as_dtype(output_type), name=name)
 
 
-# -- cumsum
-def _infer_cumsum(op, x, axis, exclusive=False, reverse=False):
+# -- cumsum / cumprod
+def _infer_cumulative(op, x, axis, exclusive=False, reverse=False):
     a = tensor_util.constant_value(axis)
     if a is not None and x.shape.rank is not None and not -x.shape.rank <= int(a) < x.shape.rank:
         raise errors.invalid_input(op, "axis", f"axis {int(a)} is out of range for rank {x.shape.rank}")
     return [TensorSpec(x.dtype, x.shape)]
 
 
-def _cumsum_kernel(x, axis, exclusive=False, reverse=False):
-    a = int(axis)
-    if not -x.ndim <= a < x.ndim:
-        raise BadInput("axis", f"axis {a} is out of range for rank {x.ndim}")
-    if reverse:
-        x = np.flip(x, a)
-    out = np.cumsum(x, axis=a, dtype=x.dtype)
-    if exclusive:
-        out = np.concatenate([np.zeros_like(np.take(out, [0], axis=a)), np.take(out, range(x.shape[a] - 1), axis=a)],
-                             axis=a) if x.shape[a] else out
-    if reverse:
-        out = np.flip(out, a)
-    return np.ascontiguousarray(out)
+def _cumulative_kernel(np_fn, identity):
+    def kernel(x, axis, exclusive=False, reverse=False):
+        a = int(axis)
+        if not -x.ndim <= a < x.ndim:
+            raise BadInput("axis", f"axis {a} is out of range for rank {x.ndim}")
+        if reverse:
+            x = np.flip(x, a)
+        out = np_fn(x, axis=a, dtype=x.dtype)
+        if exclusive and x.shape[a]:
+            first = np.full_like(np.take(out, [0], axis=a), identity)
+            out = np.concatenate([first, np.take(out, range(x.shape[a] - 1), axis=a)], axis=a)
+        if reverse:
+            out = np.flip(out, a)
+        return np.ascontiguousarray(out)
+    return kernel
 
 
 register_op("Cumsum", inputs=("x", "axis"), attrs={"T": "x", "Tidx": "axis"},
             allowed={"T": dtypes.NUMERIC, "Tidx": dtypes.INDEX},
-            infer=_infer_cumsum, kernel=_cumsum_kernel, defaults={"exclusive": False, "reverse": False})
+            infer=_infer_cumulative, kernel=_cumulative_kernel(np.cumsum, 0),
+            defaults={"exclusive": False, "reverse": False})
+register_op("Cumprod", inputs=("x", "axis"), attrs={"T": "x", "Tidx": "axis"},
+            allowed={"T": dtypes.NUMERIC, "Tidx": dtypes.INDEX},
+            infer=_infer_cumulative, kernel=_cumulative_kernel(np.cumprod, 1),
+            defaults={"exclusive": False, "reverse": False})
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Running sum along `axis`; `exclusive` starts from 0, `reverse` runs from the end."""
     return apply_op("Cumsum", x, axis, exclusive=exclusive, reverse=reverse, name=name)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running product along `axis`; `exclusive` starts from 1, `reverse` runs from the end.
+
+    Its gradient divides by `x` (as TF's): it is not finite where x holds a zero.
+    """
+    return apply_op("Cumprod", x, axis, exclusive=exclusive, reverse=reverse, name=name)
 
 
 # -- the shape a reduction keeps with keepdims (a gradient helper)

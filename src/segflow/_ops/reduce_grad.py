@@ -92,6 +92,14 @@ def _cumsum_grad(op, grad):
                      reverse=not op.get_attr("reverse")), None
 
 
+@RegisterGradient("Cumprod")
+def _cumprod_grad(op, grad):
+    x, axis = op.inputs
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    out = ro.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    return cw.truediv(ro.cumsum(grad * out, axis, exclusive=exclusive, reverse=not reverse), x), None
+
+
 for _t in ("ArgMax", "ArgMin", "Any", "All", "ReducedShape"):
     NotDifferentiable(_t)
 

@@ -86,9 +86,13 @@ class SparseTensor:
     def with_values(self, new_values):
         return SparseTensor(self._indices, new_values, self._dense_shape)
 
+    def _fetch_parts(self):
+        """For Session.run: the tensors to fetch and how to rebuild the value from them."""
+        return [self._indices, self._values, self._dense_shape], lambda parts: SparseTensorValue(*parts)
+
     def eval(self, feed_dict=None, session=None):
         session = session or get_default_session()
-        return SparseTensorValue(*session.run([self._indices, self._values, self._dense_shape], feed_dict))
+        return session.run(self, feed_dict)
 
     def numpy(self):
         return SparseTensorValue(self._indices.numpy(), self._values.numpy(), self._dense_shape.numpy())

@@ -11,7 +11,7 @@ from segflow._ops.elementwise import (
 from segflow._ops.cast import cast, to_float, to_double, to_int32, to_int64
 from segflow._ops.reduce import (
     reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_any, reduce_all, argmax,
-    argmin, cumsum, count_nonzero, reduce_logsumexp, add_n, reduce_euclidean_norm, reduced_shape
+    argmin, cumsum, cumprod, count_nonzero, reduce_logsumexp, add_n, reduce_euclidean_norm, reduced_shape
 )
 from segflow._ops.linalg import matmul, diag, diag_part
 from segflow._ops.sequence import range, invert_permutation
@@ -41,7 +41,7 @@ __all__ = [
     'cosh', 'softplus', 'scalar_mul', 'add_v2', 'neg', 'sub', 'mul', 'complex', 'xlogy', 'xlog1py',
     'xdivy', 'mul_no_nan', 'multiply_no_nan', 'nextafter', 'cast', 'to_float', 'to_double',
     'to_int32', 'to_int64', 'reduce_sum', 'reduce_mean', 'reduce_max', 'reduce_min', 'reduce_prod',
-    'reduce_any', 'reduce_all', 'argmax', 'argmin', 'cumsum', 'count_nonzero', 'reduce_logsumexp',
+    'reduce_any', 'reduce_all', 'argmax', 'argmin', 'cumsum', 'cumprod', 'count_nonzero', 'reduce_logsumexp',
     'add_n', 'reduce_euclidean_norm', 'reduced_shape', 'matmul', 'diag', 'diag_part', 'range',
     'invert_permutation', 'unsorted_segment_sum', 'unsorted_segment_prod', 'unsorted_segment_max',
     'unsorted_segment_min', 'unsorted_segment_mean', 'unsorted_segment_sqrt_n', 'segment_sum',

@@ -1,0 +1,1 @@
+"""TensorFlow's `ops.ragged` package names: faces over segflow._ops.ragged."""
