@@ -11,11 +11,20 @@ What is timed (all on tiny float32 tensors, so the numbers are pure framework ov
   session_1op    Session.run of a graph with one small op: the fixed cost of a run (us)
   session_100op  Session.run of a 100-op elementwise chain (us)
   gradients_100  building gradients() of a 100-op chain in a graph (ms)
+  fn_chain10_grad  the chain10_grad work in one sf.function call (the tape inside the function) (us)
+  fn_chain10_tape  tape.gradient through an sf.function call of the 10-op chain (tape outside) (us)
+  embed_step     one training step of a small embedding model, eagerly: embedding_lookup of a
+                 [1000, 16] table, mean-pool, matmul, squared loss, tape.gradient (an IndexedSlices
+                 for the table), TF1 AdagradOptimizer.apply_gradients (us)
+  fn_embed_step  the same step wrapped in sf.function (us)
 
 TensorFlow (eager; tf.compat.v1 Graph + Session for the graph rows) and PyTorch (eager + autograd)
-are timed the same way when importable; missing ones are skipped. Every number is the median over
-many repeats of a timed loop (the machine is shared and noisy); ratios are theirs / ours, so 10x
-means segflow is ten times faster.
+are timed the same way when importable; missing ones are skipped. TensorFlow's fn_* rows use
+tf.function; PyTorch has no traced function, so its fn_* rows are its eager numbers (the step
+with a sparse nn.functional.embedding and torch.optim.Adagrad), which makes the ratio column "PyTorch
+eager against segflow's sf.function". Every number is the median over many repeats of a timed loop
+(the machine is shared and noisy); ratios are theirs / ours, so 10x means segflow is ten times
+faster. Below the table, each framework's eager / traced ratio for the two pairs of rows.
 """
 import argparse
 import gc
@@ -34,7 +43,15 @@ ROWS = [
     ("session_1op", "Session.run, 1-op graph (fixed cost)", "us", 15.0),
     ("session_100op", "Session.run, 100-op chain", "us", None),
     ("gradients_100", "gradients() of a 100-op chain", "ms", 5.0),
+    ("fn_chain10_grad", "10-op chain fwd + gradient in sf.function", "us", None),
+    ("fn_chain10_tape", "10-op chain: tape around sf.function call", "us", None),
+    ("embed_step", "embedding train step (Adagrad), eager", "us", None),
+    ("fn_embed_step", "embedding train step in sf.function", "us", None),
 ]
+
+# (eager row, traced row) pairs whose ratio is printed below the table
+TRACED_PAIRS = [("chain10_grad", "fn_chain10_grad"), ("chain10_grad", "fn_chain10_tape"),
+                ("embed_step", "fn_embed_step")]
 
 _UNIT_SCALE = {"us": 1e6, "ms": 1e3}
 
@@ -106,6 +123,31 @@ _X = np.linspace(-1.0, 1.0, 16, dtype=np.float32)
 _W = np.full(16, 0.9, dtype=np.float32)
 _B = np.full(16, 0.1, dtype=np.float32)
 
+# The embedding model: a [1000, 16] table, a [16, 1] weight, batches of 64 examples of 4 ids.
+_EMB_RNG = np.random.default_rng(0)
+_TABLE = _EMB_RNG.normal(size=(1000, 16)).astype(np.float32)
+_WEIGHT = _EMB_RNG.normal(size=(16, 1)).astype(np.float32)
+_IDS = _EMB_RNG.integers(0, 1000, size=(64, 4)).astype(np.int32)
+_LABELS = _EMB_RNG.normal(size=(64, 1)).astype(np.float32)
+
+
+def _embedding_step(framework, lookup, reduce_mean, matmul):
+    """A training step (ids, labels) -> loss for `framework` (segflow or TensorFlow): its own
+    variables and TF1 Adagrad optimizer."""
+    emb = framework.Variable(_TABLE)
+    w = framework.Variable(_WEIGHT)
+    opt = framework.compat.v1.train.AdagradOptimizer(0.1)
+
+    def step(ids, labels):
+        with framework.GradientTape() as tape:
+            pooled = reduce_mean(lookup(emb, ids), axis=1)
+            loss = reduce_mean((matmul(pooled, w) - labels) ** 2)
+        grads = tape.gradient(loss, [emb, w])
+        opt.apply_gradients(zip(grads, [emb, w]))
+        return loss
+
+    return step
+
 
 # ----------------------------------------------------------------------------------------------
 # segflow
@@ -161,6 +203,28 @@ def bench_segflow(q):
     r["gradients_100"] = measure_with_setup(setup, build, q.repeat_build)
     sess1.close()
     sess100.close()
+
+    @sf.function
+    def fn_grad(x):
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = _chain10(x, w, bb, sf.tanh)
+        return tape.gradient(y, x)
+
+    fn_chain = sf.function(lambda x: _chain10(x, w, bb, sf.tanh))
+
+    def fn_tape():
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = fn_chain(x)
+        return tape.gradient(y, x)
+
+    r["fn_chain10_grad"] = measure(lambda: fn_grad(x), q.n_chain, q.repeat)
+    r["fn_chain10_tape"] = measure(fn_tape, q.n_chain, q.repeat)
+    ids, labels = sf.constant(_IDS), sf.constant(_LABELS)
+    for key, wrap in (("embed_step", lambda f: f), ("fn_embed_step", sf.function)):
+        step = wrap(_embedding_step(sf, sf.nn.embedding_lookup, sf.reduce_mean, sf.matmul))
+        r[key] = measure(lambda: step(ids, labels), q.n_chain // 2, q.repeat)
     return r
 
 
@@ -219,6 +283,28 @@ def bench_tensorflow(q):
     r["gradients_100"] = measure_with_setup(setup, build, max(3, q.repeat_build // 4))
     sess1.close()
     sess100.close()
+
+    @tf.function
+    def fn_grad(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = _chain10(x, w, bb, tf.tanh)
+        return tape.gradient(y, x)
+
+    fn_chain = tf.function(lambda x: _chain10(x, w, bb, tf.tanh))
+
+    def fn_tape():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = fn_chain(x)
+        return tape.gradient(y, x)
+
+    r["fn_chain10_grad"] = measure(lambda: fn_grad(x), q.n_chain // 10, q.repeat)
+    r["fn_chain10_tape"] = measure(fn_tape, q.n_chain // 10, q.repeat)
+    ids, labels = tf.constant(_IDS), tf.constant(_LABELS)
+    for key, wrap in (("embed_step", lambda f: f), ("fn_embed_step", tf.function)):
+        step = wrap(_embedding_step(tf, tf.nn.embedding_lookup, tf.reduce_mean, tf.matmul))
+        r[key] = measure(lambda: step(ids, labels), q.n_chain // 10, q.repeat)
     return r
 
 
@@ -246,6 +332,23 @@ def bench_torch(q):
 
     r["chain10_grad"] = measure(grad_of(_chain10), q.n_chain, q.repeat)
     r["chain30_grad"] = measure(grad_of(_chain30), q.n_chain // 3, q.repeat)
+    r["fn_chain10_grad"] = r["fn_chain10_tape"] = r["chain10_grad"]      # eager: no traced functions
+
+    emb = torch.nn.Parameter(torch.from_numpy(_TABLE.copy()))
+    weight = torch.nn.Parameter(torch.from_numpy(_WEIGHT.copy()))
+    opt = torch.optim.Adagrad([emb, weight], lr=0.1)
+    ids, labels = torch.from_numpy(_IDS.astype(np.int64)), torch.from_numpy(_LABELS)
+
+    def step():
+        opt.zero_grad()
+        pooled = torch.nn.functional.embedding(ids, emb, sparse=True).mean(dim=1)
+        loss = ((pooled @ weight - labels) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    r["embed_step"] = measure(step, q.n_chain // 2, q.repeat)
+    r["fn_embed_step"] = r["embed_step"]
     return r
 
 
@@ -309,6 +412,23 @@ def format_table(results, before=None, markdown=False):
     return "\n".join(lines)
 
 
+def format_traced(results):
+    """Lines giving, per framework, eager time / traced time for each TRACED_PAIRS pair (how much
+    faster the traced function is), and PyTorch eager / segflow traced."""
+    lines = ["eager / traced (higher: the traced function is faster):"]
+    for eager_key, traced_key in TRACED_PAIRS:
+        parts = []
+        for name in ("segflow", "tensorflow"):
+            r = results.get(name, {})
+            if r.get(eager_key) and r.get(traced_key):
+                parts.append(f"{name} {r[eager_key] / r[traced_key]:.2f}x")
+        t, s = results.get("torch", {}).get(eager_key), results.get("segflow", {}).get(traced_key)
+        if t and s:
+            parts.append(f"torch eager / segflow traced {t / s:.2f}x")
+        lines.append(f"  {eager_key} -> {traced_key}: " + (", ".join(parts) if parts else "-"))
+    return "\n".join(lines)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
@@ -335,6 +455,7 @@ def main(argv=None):
     print(f"Framework overhead ({args.timer} time, median; ratio = other / segflow, higher is better "
           "for segflow)")
     print(format_table(results, before, args.markdown))
+    print(format_traced(results))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -44,6 +44,35 @@ def check_gradients(mode, f, xs, tol=1e-8, delta=None):
         assert t.shape == n.shape, f"input {i}: Jacobian shapes {t.shape} and {n.shape} differ"
         assert np.any(t != 0) or np.all(n == 0), f"input {i}: the gradient is missing (all zeros)"
         np.testing.assert_allclose(t, n, rtol=tol, atol=tol, err_msg=f"input {i}")
+    if mode.eager:
+        _check_traced_and_graph_tape(f, xs, theory)
+
+
+def _check_traced_and_graph_tape(f, xs, theory):
+    """The same gradients under sf.function (the tape around the traced call) and from a
+    GradientTape recording a graph (against sf.gradients), to the last bits but rounding."""
+    traced, _ = gradient_checker_v2.compute_gradient(sf.function(f), xs, delta=default_delta(xs))
+    for i, (t, u) in enumerate(zip(theory, traced)):
+        np.testing.assert_allclose(u, t, rtol=1e-12, atol=1e-12, err_msg=f"input {i} under sf.function")
+    with sf.Graph().as_default():
+        tensors = [sf.constant(x) for x in xs]
+        with sf.GradientTape(persistent=True) as tape:
+            for t in tensors:
+                tape.watch(t)
+            y = f(*tensors)
+        if y.dtype.is_integer or y.dtype == sf.bool:
+            return
+        v = sf.constant(_RNG.uniform(0.5, 1.5, size=y.shape.as_list() if y.shape.is_fully_defined()
+                                     else np.shape(sf.compat.v1.Session().run(y))).astype(y.dtype.as_numpy_dtype))
+        by_tape = tape.gradient(y, tensors, output_gradients=v)
+        by_gradients = sf.gradients(y, tensors, grad_ys=v)
+        with sf.compat.v1.Session() as sess:
+            for i, (a, b) in enumerate(zip(by_tape, by_gradients)):
+                if a is None or b is None:
+                    assert a is None and b is None, f"input {i}: the graph tape and sf.gradients disagree"
+                    continue
+                np.testing.assert_allclose(*sess.run([sf.convert_to_tensor(a), sf.convert_to_tensor(b)]),
+                                           rtol=1e-12, atol=1e-12, err_msg=f"input {i}: graph tape")
 
 
 def gradient_of(mode, f, xs, v):

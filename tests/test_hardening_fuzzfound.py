@@ -340,7 +340,7 @@ _TABLE = [np.array([[1.0], [2.0]]), np.array([[3.0]])]
 @pytest.mark.parametrize("bad", [-2**63 + 1, -2**63, 2**32 + 1, 2**31, 3, -1, 2**63 - 1])
 def test_embedding_lookup_out_of_range_ids_raise(mode, strategy, bad):
     with pytest.raises(errors.InvalidArgumentError):
-        mode.evaluate(sf.nn.embedding_lookup(_TABLE, np.array([0, bad]), partition_strategy=strategy))
+        mode.evaluate(sf.compat.v1.nn.embedding_lookup(_TABLE, np.array([0, bad]), partition_strategy=strategy))
 
 
 @pytest.mark.parametrize("strategy", ["div", "mod"])
@@ -349,15 +349,15 @@ def test_embedding_lookup_out_of_range_ids_raise(mode, strategy, bad):
 def test_embedding_lookup_partitioned_refuses_non_int_ids(mode, strategy, ids):
     # found by the long fuzz run once the partition was clipped: uint8 / bool ids cannot hold -1
     with pytest.raises(errors.InvalidArgumentError, match=r"GatherV2.*'indices'.*dtype.*int32, int64") as e:
-        mode.evaluate(sf.nn.embedding_lookup(_TABLE, ids, partition_strategy=strategy))
+        mode.evaluate(sf.compat.v1.nn.embedding_lookup(_TABLE, ids, partition_strategy=strategy))
     assert isinstance(e.value, TypeError)
 
 
 def test_embedding_lookup_partitioned_values(mode):
     # div: rows 0, 1 in partition 0, row 2 in partition 1; mod: 0, 2 in partition 0, 1 in partition 1
-    got = mode.evaluate(sf.nn.embedding_lookup(_TABLE, np.array([2, 0, 1]), partition_strategy="div"))
+    got = mode.evaluate(sf.compat.v1.nn.embedding_lookup(_TABLE, np.array([2, 0, 1]), partition_strategy="div"))
     np.testing.assert_array_equal(got, [[3.0], [1.0], [2.0]])
-    got = mode.evaluate(sf.nn.embedding_lookup(_TABLE, np.array([2, 0, 1]), partition_strategy="mod"))
+    got = mode.evaluate(sf.compat.v1.nn.embedding_lookup(_TABLE, np.array([2, 0, 1]), partition_strategy="mod"))
     np.testing.assert_array_equal(got, [[2.0], [1.0], [3.0]])
 
 

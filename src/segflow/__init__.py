@@ -15,8 +15,8 @@ from segflow.framework import dtypes as _dtypes
 from segflow.framework import errors
 from segflow.framework import ops as _ops
 from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,
-                                      float32, float64, half, int8, int16, int32, int64, resource, string,
-                                      uint8, uint16, uint32, uint64, variant)
+                                      float32, float64, half, int8, int16, int32, int64, qint8, qint16, qint32,
+                                      quint8, quint16, resource, string, uint8, uint16, uint32, uint64, variant)
 from segflow.framework.tensor_shape import TensorShape, Dimension
 from segflow.framework.ops import (Graph, Operation, Tensor, IndexedSlices, IndexedSlicesValue, RegisterGradient,
                                    NotDifferentiable, NoGradient, no_gradient, get_default_graph, reset_default_graph,
@@ -24,7 +24,21 @@ from segflow.framework.ops import (Graph, Operation, Tensor, IndexedSlices, Inde
                                    add_to_collection, get_collection, get_collection_ref, GraphKeys)
 from segflow._ops.constant import constant
 from segflow._core.apply import apply_op
-from segflow._core.registry import register_op, TensorSpec
+from segflow._core.registry import register_op
+from segflow._core.tensor_spec import TensorSpec
+from segflow._ops.function import function
+from segflow._ops.control_flow import case, cond, switch_case, while_loop
+from segflow._ops.clip import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
+from segflow._ops.einsum import einsum, tensordot
+from segflow._ops.search import searchsorted
+from segflow._ops.norm import norm
+from segflow._core.convert import is_tensor
+from segflow._ops.debugging import (  # noqa: F401
+    Assert, assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal, assert_negative,
+    assert_non_negative, assert_non_positive, assert_none_equal, assert_positive, assert_rank, check_numerics,
+    print_v2 as print
+)  # noqa: A004
+from segflow._ops.module import Module
 from segflow._core import fold as tensor_util
 from segflow.eager.context import executing_eagerly
 from segflow._ops.backprop import GradientTape
@@ -34,7 +48,7 @@ from segflow.ops import math_ops, array_ops
 from segflow.ops.math_ops import *  # noqa: F401,F403
 from segflow.ops.array_ops import *  # noqa: F401,F403
 from segflow.ops.math_ops import abs, pow, range, round  # noqa: A001 - TF's names shadow builtins here too
-from segflow._ops.custom_gradient import custom_gradient
+from segflow._ops.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from segflow._ops.control import group, no_op, tuple, with_dependencies  # noqa: F401,A001 - TF's names
 from segflow._ops import variables, variable as resource_variable_ops  # noqa: F401
 from segflow.ops import state_ops  # noqa: F401
@@ -72,7 +86,7 @@ disable_eager_execution = _context.disable_eager_execution
 dtypes = _dtypes
 
 # The static namespace modules (faces over the op families): `from segflow.math import x` works too.
-from segflow import math, nn, random, train, sparse, linalg, ragged, compat  # noqa: E402,F401,A004
+from segflow import math, nn, random, train, sparse, linalg, ragged, debugging, compat  # noqa: E402,F401,A004
 from segflow import initializers  # noqa: E402,F401
 
 __version__ = "0.1.0"

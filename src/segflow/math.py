@@ -25,8 +25,11 @@ from segflow._ops.linalg import matmul
 from segflow._ops.sequence import invert_permutation, range
 from segflow._ops.reduce import add_n
 from segflow._ops.sort import top_k
+from segflow._ops.elementwise import div_no_nan as divide_no_nan
+from segflow._ops.search import searchsorted
+from segflow._ops.einsum import tensordot
 
-__all__ = ["abs", "acos", "add", "add_n", "add_v2", "angle", "argmax", "argmin", "asin", "atan", "bincount",
+__all__ = ["divide_no_nan", "searchsorted", "tensordot", "abs", "acos", "add", "add_n", "add_v2", "angle", "argmax", "argmin", "asin", "atan", "bincount",
            "cast", "ceil", "complex", "conj", "cos", "cosh", "count_nonzero", "cumsum", "cumprod", "div", "div_no_nan",
            "divide", "equal", "erf", "exp", "expm1", "floor", "floor_div", "floordiv", "floormod", "greater",
            "greater_equal", "imag", "invert_permutation", "is_finite", "is_inf", "is_nan", "less",

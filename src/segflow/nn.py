@@ -1,15 +1,24 @@
-"""`sf.nn` (TensorFlow's `tf.nn`): activations, softmax and cross entropies, embedding lookups."""
+"""`sf.nn` (TensorFlow 2's `tf.nn`): activations, softmax and cross entropies, embedding lookups,
+2-D convolution and max pooling.
+
+The TF2 spellings: `embedding_lookup(params, ids, max_norm=None, name=None)` and the sparse lookups
+partition a sharded table by "div", and `softmax_cross_entropy_with_logits` is the v2 op (the
+labels get a gradient too). `sf.compat.v1.nn` has the TF1 spellings.
+"""
 from segflow._ops.nn import (
     bias_add, l2_loss, l2_normalize, leaky_relu, log_softmax, relu, relu6, sigmoid,
-    sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
-    softmax_cross_entropy_with_logits_v2, softplus, sparse_softmax_cross_entropy_with_logits, tanh,
-    xw_plus_b
+    sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits_v2, softplus,
+    sparse_softmax_cross_entropy_with_logits, tanh, xw_plus_b
 )
-from segflow._ops.embedding import embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse
+from segflow._ops.nn import softmax_cross_entropy_with_logits_v2 as softmax_cross_entropy_with_logits
+from segflow._ops.embedding import embedding_lookup_v2 as embedding_lookup
+from segflow._ops.embedding import embedding_lookup_sparse_v2 as embedding_lookup_sparse
+from segflow._ops.embedding import safe_embedding_lookup_sparse_v2 as safe_embedding_lookup_sparse
 from segflow._ops.sort import top_k
+from segflow._ops.nn_conv import conv2d_v2 as conv2d, max_pool2d, max_pool_v2 as max_pool
 
-__all__ = ["bias_add", "embedding_lookup", "embedding_lookup_sparse", "l2_loss", "l2_normalize",
+__all__ = ["bias_add", "conv2d", "embedding_lookup", "embedding_lookup_sparse", "l2_loss", "l2_normalize",
            "leaky_relu", "log_softmax", "relu", "relu6", "safe_embedding_lookup_sparse", "sigmoid",
            "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "softplus", "sparse_softmax_cross_entropy_with_logits",
-           "tanh", "top_k", "xw_plus_b"]
+           "tanh", "top_k", "xw_plus_b", "max_pool", "max_pool2d"]

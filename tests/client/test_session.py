@@ -85,8 +85,12 @@ def test_feed_dtype_rules(g):
     pf = sf.placeholder(sf.float32, [2], name="pf")
     qi, qf = pi + 1, pf * 1.0
     with Session() as s:
+        out = s.run(qi, {pi: [1.5, -2.7]})             # floats into int truncate toward zero (TF)
+        assert out.dtype == np.int32 and out.tolist() == [2, -1]
+        with pytest.raises(errors.InvalidArgumentError, match="NaN or infinity to tensor pi:0"):
+            s.run(qi, {pi: [np.nan, 2.0]})
         with pytest.raises(errors.InvalidArgumentError, match="pi:0 of dtype int32"):
-            s.run(qi, {pi: [1.5, 2.0]})
+            s.run(qi, {pi: np.array([1 + 2j, 2.0])})      # complex never loses its imaginary part
         out = s.run(qf, {pf: [1, 2]})                   # int into float converts
         assert out.dtype == np.float32 and out.tolist() == [1.0, 2.0]
         out = s.run(qi, {pi: np.array([1, 2], np.int64)})

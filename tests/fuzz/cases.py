@@ -582,7 +582,7 @@ class Plan:
 
 
 def _feed_convert(ctx, name, fed, values, ph):
-    """Session.run's conversion of a fed value: exact integer conversions only."""
+    """Session.run's conversion of a fed value (floats into integers truncate toward zero, as TF)."""
     fed, ph = np.dtype(fed), np.dtype(ph)
     if native(fed) == ph:
         return ph, values
@@ -595,12 +595,12 @@ def _feed_convert(ctx, name, fed, values, ph):
         lo, hi = (float(re.min()), float(re.max())) if kf in "fc" else (int(re.min()), int(re.max()))
         if lo < info.min or hi > info.max:
             ctx.error(f"{name}: fed value out of range of {ph.name}")
-    lossy = (kf in "fc" and kt in "iub") or (kf == "c" and kt == "f") or (kt == "b" and kf != "b")
+    # floats truncate toward zero into integers (TF); complex never converts to a real dtype
+    lossy = (kf == "c" and kt in "iufb") or (kt == "b" and kf != "b")
     if lossy:
-        if not (kf in "fc" and kt in "iu" and np.all(np.mod(np.real(values), 1) == 0)):
-            ctx.error(f"{name}: lossy feed {fed.name} -> {ph.name}")
-    if kf in "fc" and kt in "iu":
-        return ph, np.array([int(x) for x in np.real(values).reshape(-1)], dtype=object).reshape(values.shape) \
+        ctx.error(f"{name}: lossy feed {fed.name} -> {ph.name}")
+    if kf == "f" and kt in "iu":
+        return ph, np.array([int(x) for x in np.trunc(values).reshape(-1)], dtype=object).reshape(values.shape) \
             .astype(ph)
     return ph, values.astype(ph)
 
@@ -1050,9 +1050,9 @@ def fam_variable_read(R, mode):
     call = {"sparse_read": f"v.sparse_read({nm['I']})",
             "gather_v": f"sf.gather(v, {nm['I']})",
             "gather_v_axis": f"sf.gather(v, {nm['I']}, axis={axis})",
-            "embed_v": f"sf.nn.embedding_lookup(v, {nm['I']}{extra})",
-            "embed_t": f"sf.nn.embedding_lookup(V, {nm['I']}{extra})",
-            "embed_parts": f"sf.nn.embedding_lookup({plist if how == 'embed_parts' else ''}, {nm['I']}, "
+            "embed_v": f"sf.compat.v1.nn.embedding_lookup(v, {nm['I']}{extra})",
+            "embed_t": f"sf.compat.v1.nn.embedding_lookup(V, {nm['I']}{extra})",
+            "embed_parts": f"sf.compat.v1.nn.embedding_lookup({plist if how == 'embed_parts' else ''}, {nm['I']}, "
                            f"partition_strategy={strategy!r}{extra})",
             "gather_nd_v": f"v.gather_nd({nm['I']})"}[how]
     if how == "gather_nd_v":
@@ -2200,7 +2200,7 @@ KNOWN_DANGEROUS = {
     "gather_variable_nan_index": (dict(_V42, I="np.array([np.nan, 1e30])"),
                                   _VAR + "result = _np([sf.gather(v, I), v])\n", "error", "NaN index", None),
     "embedding_lookup_variable_nan_id": (dict(_V42, I="np.array([np.nan])"),
-                                         _VAR + "result = _np([sf.nn.embedding_lookup(v, I), v])\n", "error",
+                                         _VAR + "result = _np([sf.compat.v1.nn.embedding_lookup(v, I), v])\n", "error",
                                          "NaN id", None),
     "lazy_adam_nan_index": (_V42, _OPT.format(ctor="sf.train.LazyAdamOptimizer(0.1)"), "error", "NaN index", None),
     "adam_nan_index": (_V42, _OPT.format(ctor="sf.train.AdamOptimizer(0.1)"), "error", "NaN index", None),
@@ -2332,7 +2332,7 @@ KNOWN_CASES = {
     "unique_float_out_idx": ({}, "result = _np(list(sf.unique(np.array([1, 1]), out_idx=sf.float32)))\n", "error",
                              "out_idx must be int32 or int64", None),
     "embedding_lookup_div_extreme_negative_id": (
-        {}, "result = _np(sf.nn.embedding_lookup([np.array([1.0, 2.0]), np.array([3.0])], "
+        {}, "result = _np(sf.compat.v1.nn.embedding_lookup([np.array([1.0, 2.0]), np.array([3.0])], "
         "np.array([-2**63 + 1]), partition_strategy='div'))\n", "error", "id out of range", None),
     "nadam_out_of_range_index_unchanged": (
         _V42, _OPT.replace("np.array([1.0, np.nan], np.float32)", "np.array([1, 9])").format(

@@ -35,7 +35,7 @@ def test_small_integer_dtypes_need_an_explicit_allowance():
                                                ([np.iinfo(np.int64).min], "0", np.iinfo(np.int64).min)])
 def test_range_error_names_the_first_bad_position(bad, where, value):
     x = np.array(bad, np.int64)
-    with pytest.raises(BadInput, match=rf"indices\[{where}\] = {value} is out of range \[0, 4\)"):
+    with pytest.raises(BadInput, match=rf"indices\[{where}\] = {value} is not in \[0, 4\)"):
         ids.checked_rows(x, 4)
 
 

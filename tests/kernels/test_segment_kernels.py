@@ -379,8 +379,8 @@ def test_unsorted_errors():
         seg.unsorted_sum(data, np.zeros(3, int), 2)
     with pytest.raises(BadInput, match="complex"):
         seg.unsorted_max(np.ones(4, np.complex64), np.zeros(4, int), 2)
-    with pytest.raises(BadInput, match="floating or complex"):
-        seg.unsorted_mean(np.ones(4, np.int32), np.zeros(4, int), 2)
+    with pytest.raises(BadInput, match="sqrt_n needs a floating or complex"):
+        seg.unsorted_sqrt_n(np.ones(4, np.int32), np.zeros(4, int), 2)
     with pytest.raises(BadInput, match="int32 or int64"):
         seg.unsorted_sum(data, np.zeros(4), 2)
     with pytest.raises(BadInput, match="not supported"):

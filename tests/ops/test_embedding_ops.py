@@ -98,7 +98,7 @@ def test_lookup_partitioned_variables_get_indexed_slices(mode, strategy):
 
 
 def test_lookup_out_of_range(mode):
-    with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1\] = 11 is out of range \[0, 11\)"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1\] = 11 is not in \[0, 11\)"):
         mode.evaluate(embedding_ops.embedding_lookup(TABLE, [3, 11]))
 
 
@@ -276,3 +276,204 @@ def test_sparse_tensor_checks():
     with pytest.raises(ValueError, match="matrix"):
         SparseTensor([0, 1], [1.0, 2.0], [3])
     assert array_ops is not None
+
+
+# -- ragged ids (embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse)
+
+RT = sf.RaggedTensor
+RAGGED_ROWS = [[3, 7, 3], [], [10], [0, 5]]          # the rows of SP_IDX / SP_IDS
+RAGGED_W = [[1.0, 2.0, 0.5], [], [3.0], [-1.0, 4.0]]
+
+
+def _ragged(rows, dtype):
+    return sf.ragged.constant(rows, dtype=dtype)
+
+
+def _value(mode, x):
+    if isinstance(x, RT):
+        return x.to_list() if mode.eager else mode.session.run(x).to_list()
+    return mode.evaluate(x)
+
+
+@pytest.mark.parametrize("n,strategy", [(1, "mod"), (3, "mod"), (2, "div")])
+def test_lookup_ragged_ids_gives_ragged_rows(mode, n, strategy):
+    ids = _ragged(RAGGED_ROWS, sf.int64)
+    parts = [sf.constant(p) for p in split_table(TABLE, n, strategy)]
+    out = embedding_ops.embedding_lookup(parts if n > 1 else parts[0], ids, partition_strategy=strategy)
+    assert isinstance(out, RT) and out.ragged_rank == 1
+    got = _value(mode, out)
+    assert len(got) == 4 and got[1] == []
+    for g, r in zip(got, RAGGED_ROWS):
+        np.testing.assert_array_equal(np.reshape(g, (-1, 3)), TABLE[r].reshape(-1, 3))
+    np.testing.assert_array_equal(mode.evaluate(out.row_splits), [0, 3, 3, 4, 6])
+
+
+def test_lookup_ragged_ids_nested_max_norm_and_gradient(mode):
+    ids = sf.ragged.constant([[[1, 2], []], [[4]]])
+    out = embedding_ops.embedding_lookup(TABLE, ids, max_norm=1.0)
+    assert out.ragged_rank == 2
+    np.testing.assert_allclose(mode.evaluate(out.flat_values), ref_clip(TABLE[[1, 2, 4]], 1.0))
+    check_gradients(mode, lambda t: embedding_ops.embedding_lookup(t, ids).flat_values * 2.0, [TABLE])
+    check_gradients(mode, lambda t: embedding_ops.embedding_lookup_v2(t, ids, max_norm=0.9).flat_values, [TABLE])
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_lookup_and_transform(mode, n):
+    parts = [sf.constant(p) for p in split_table(TABLE, n, "div")]
+    params = parts if n > 1 else parts[0]
+    # the transform sees the clipped rows of each partition; the result is put back in id order
+    out = embedding_ops._embedding_lookup_and_transform(params, IDS, "div", max_norm=1.5,
+                                                        transform_fn=lambda rows: sf.reduce_sum(rows, -1, True) * 10.0)
+    np.testing.assert_allclose(mode.evaluate(out), ref_clip(TABLE[IDS], 1.5).sum(-1, keepdims=True) * 10.0)
+    if not mode.eager:    # the transformed rows' shape, not the tables'
+        assert out.shape.as_list() == [2, 3, 1]
+    plain = embedding_ops._embedding_lookup_and_transform(params, IDS, "div")
+    np.testing.assert_array_equal(mode.evaluate(plain), TABLE[IDS])
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("weighted", [True, False])
+def test_lookup_sparse_ragged_ids_and_weights(mode, combiner, weighted):
+    weights = SP_W if weighted else np.ones(len(SP_IDS))
+    rw = _ragged(RAGGED_W, sf.float64) if weighted else None
+    out = embedding_ops.embedding_lookup_sparse(TABLE, _ragged(RAGGED_ROWS, sf.int64), rw, combiner=combiner)
+    np.testing.assert_allclose(mode.evaluate(out), ref_lookup_sparse(TABLE, weights, combiner), rtol=1e-12)
+    out2 = embedding_ops.embedding_lookup_sparse_v2(TABLE, _ragged(RAGGED_ROWS, sf.int64), rw, combiner=combiner,
+                                                    allow_fast_lookup=True)
+    np.testing.assert_allclose(mode.evaluate(out2), ref_lookup_sparse(TABLE, weights, combiner), rtol=1e-12)
+
+
+def test_lookup_sparse_ragged_gradient(mode):
+    ids, w = _ragged(RAGGED_ROWS, sf.int64), _ragged(RAGGED_W, sf.float64)
+    check_gradients(mode, lambda t: embedding_ops.embedding_lookup_sparse(t, ids, w, combiner="sqrtn"), [TABLE])
+
+
+def test_lookup_sparse_kinds_and_shapes_must_agree():
+    rids, rw = _ragged(RAGGED_ROWS, sf.int64), _ragged(RAGGED_W, sf.float64)
+    for f in (embedding_ops.embedding_lookup_sparse, embedding_ops.safe_embedding_lookup_sparse):
+        with pytest.raises(TypeError, match="same type"):
+            f(TABLE, rids, _sp(SP_W))
+        with pytest.raises(TypeError, match="SparseTensor"):
+            f(TABLE, _sp(SP_IDS), rw)
+        with pytest.raises(TypeError, match="same type"):
+            f(TABLE, rids, np.ones(6))
+        with pytest.raises(ValueError, match="incompatible"):
+            f(TABLE, rids, _ragged([[1.0, 2.0], [], [3.0], [4.0]], sf.float64))
+        with pytest.raises(ValueError, match="incompatible"):
+            f(TABLE, _sp(SP_IDS), SparseTensor(SP_IDX[:5], SP_W[:5], [4, 3]))
+        with pytest.raises(ValueError, match="incompatible"):
+            f(TABLE, _sp(SP_IDS), SparseTensor(SP_IDX[:, :1], SP_W, [4]))
+
+
+def ref_safe(table, idx, ids, weights, dense_shape, combiner, default_id=None, max_norm=None):
+    """TF's rule cell by cell: ids < 0 dropped, weights <= 0 dropped unless combiner is "sum", a
+    cell left empty gets table[default_id] (clipped too) or 0."""
+    def clip(rows):
+        return rows if max_norm is None else ref_clip(rows.reshape(len(rows), -1), max_norm).reshape(rows.shape)
+
+    lead = tuple(dense_shape[:-1])
+    out = np.zeros(lead + table.shape[1:])
+    weights = np.ones(len(ids)) if weights is None else weights
+    for cell in np.ndindex(*lead):
+        kept = [(i, w) for ix, i, w in zip(idx, ids, weights)
+                if tuple(ix[:-1]) == cell and i >= 0 and (combiner == "sum" or w > 0)]
+        if not kept:
+            out[cell] = 0.0 if default_id is None else clip(table[[default_id]])[0]
+            continue
+        rows = clip(table[[i for i, _ in kept]])
+        w = np.array([w for _, w in kept]).reshape((-1,) + (1,) * (table.ndim - 1))
+        total = (rows * w).sum(0)
+        div = {"sum": 1.0, "mean": w.sum(), "sqrtn": np.sqrt((w * w).sum())}[combiner]
+        out[cell] = total / div if div != 0 else 0.0
+    return out
+
+
+# ids of rank 3: [2, 2, 3] (cells (0,0), (0,1), (1,0), (1,1)); cell (1,0) holds only a -1, cell
+# (0,1) only a zero weight, cell (1,1) nothing
+S3_IDX = np.array([[0, 0, 0], [0, 0, 2], [0, 1, 0], [1, 0, 1]])
+S3_IDS = np.array([2, 9, 5, -1], np.int64)
+S3_W = np.array([0.5, 2.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("default_id", [None, 4])
+def test_safe_lookup_rank_3_ids_and_weight_pruning(mode, combiner, default_id):
+    ids = SparseTensor(S3_IDX, S3_IDS, [2, 2, 3])
+    w = SparseTensor(S3_IDX, S3_W, [2, 2, 3])
+    out = embedding_ops.safe_embedding_lookup_sparse(TABLE, ids, w, combiner=combiner, default_id=default_id)
+    want = ref_safe(TABLE, S3_IDX, S3_IDS, S3_W, [2, 2, 3], combiner, default_id)
+    got = mode.evaluate(out)
+    assert got.shape == (2, 2, 3)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    if not mode.eager:
+        assert out.shape.as_list()[-1] == 3 and out.shape.rank == 3
+    # the zero weight is kept by "sum" (cell (0,1) is 0 * table[5]) and pruned otherwise
+    if combiner == "sum":
+        np.testing.assert_array_equal(got[0, 1], 0.0)
+    elif default_id is not None:
+        np.testing.assert_array_equal(got[0, 1], TABLE[default_id])
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean"])
+def test_safe_lookup_default_id_is_clipped_and_fills_every_embedding_dim(mode, combiner):
+    table3 = np.arange(44, dtype=np.float64).reshape(11, 2, 2) / 10.0
+    ids = SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([1, -1, 7], np.int64), [4, 2])
+    out = embedding_ops.safe_embedding_lookup_sparse(table3, ids, combiner=combiner, default_id=9, max_norm=2.0)
+    idx, vals = np.array([[0, 0], [0, 1], [2, 0]]), np.array([1, -1, 7])
+    want = ref_safe(table3, idx, vals, None, [4, 2], combiner, 9, 2.0)
+    np.testing.assert_allclose(mode.evaluate(out), want, rtol=1e-12)
+    out = embedding_ops.safe_embedding_lookup_sparse_v2(TABLE, ids, combiner=combiner, default_id=9, max_norm=2.0)
+    want = ref_safe(TABLE, idx, vals, None, [4, 2], combiner, 9, 2.0)
+    np.testing.assert_allclose(mode.evaluate(out), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("strategy", ["div", "mod"])
+def test_safe_lookup_ragged_and_partitioned(mode, strategy):
+    parts = [sf.constant(p) for p in split_table(TABLE, 3, strategy)]
+    rows = [[3, -1, 3], [], [10], [0, 5]]
+    wrows = [[1.0, 2.0, 0.5], [], [3.0], [-1.0, 4.0]]
+    out = embedding_ops.safe_embedding_lookup_sparse(parts, _ragged(rows, sf.int64), _ragged(wrows, sf.float64),
+                                                     combiner="mean", partition_strategy=strategy,
+                                                     allow_fast_lookup=True)
+    sp = _ragged(rows, sf.int64).to_sparse()
+    idx, vals = (sp.indices.numpy(), sp.values.numpy()) if mode.eager else mode.session.run([sp.indices, sp.values])
+    want = ref_safe(TABLE, idx, vals, np.concatenate(wrows), [4, 3], "mean")
+    np.testing.assert_allclose(mode.evaluate(out), want, rtol=1e-12)
+
+
+def test_safe_lookup_gradient_rank_3(mode):
+    ids = SparseTensor(S3_IDX, S3_IDS, [2, 2, 3])
+    w = SparseTensor(S3_IDX, S3_W, [2, 2, 3])
+    check_gradients(mode, lambda t: embedding_ops.safe_embedding_lookup_sparse(t, ids, w, combiner="sum",
+                                                                               default_id=1), [TABLE])
+    check_gradients(mode, lambda t: embedding_ops.safe_embedding_lookup_sparse_v2(t, ids, w, combiner="sqrtn"),
+                    [TABLE])
+
+
+def test_safe_lookup_table_dtypes(mode):
+    ids = SparseTensor([[0, 0], [1, 0]], np.array([1, 2], np.int64), [2, 1])
+    w32 = SparseTensor([[0, 0], [1, 0]], np.array([2.0, 1.0], np.float32), [2, 1])
+    # a NumPy table takes the weights' dtype
+    out = embedding_ops.safe_embedding_lookup_sparse(TABLE, ids, w32, combiner="sum")
+    assert out.dtype == sf.float32
+    np.testing.assert_allclose(mode.evaluate(out), [2 * TABLE[1], TABLE[2]], rtol=1e-6)
+    with pytest.raises(ValueError):       # a float64 tensor cannot become float32
+        embedding_ops.safe_embedding_lookup_sparse(sf.constant(TABLE), ids, w32)
+    v = sf.Variable(TABLE)
+    with pytest.raises(ValueError, match="dtype"):
+        embedding_ops.safe_embedding_lookup_sparse(v, ids, w32)
+    with pytest.raises(TypeError, match="same dtype"):
+        embedding_ops.safe_embedding_lookup_sparse([sf.constant(TABLE[:6]), sf.constant(TABLE[6:].astype(np.float32))],
+                                                   ids)
+    with pytest.raises(ValueError, match="Missing embedding_weights"):
+        embedding_ops.safe_embedding_lookup_sparse([], ids)
+    with pytest.raises(ValueError, match="Missing embedding_weights"):
+        embedding_ops.safe_embedding_lookup_sparse(None, ids)
+
+
+def test_safe_lookup_variable_tables(mode):
+    shards = [sf.Variable(p) for p in split_table(TABLE, 2, "div")]
+    _init(mode)
+    ids = SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([9, 1, -4], np.int64), [3, 2])
+    out = embedding_ops.safe_embedding_lookup_sparse(shards, ids, combiner="sqrtn", default_id=0)
+    np.testing.assert_allclose(mode.evaluate(out), [(TABLE[9] + TABLE[1]) / np.sqrt(2), TABLE[0], TABLE[0]])

@@ -305,7 +305,7 @@ def test_custom_gradient_wrong_count_names_the_problem():
     with sf.GradientTape() as tape:
         tape.watch([x, y])
         z = bad(x, y)
-    with pytest.raises(ValueError, match="returned 1 gradients for 2 inputs"):
+    with pytest.raises(ValueError, match="expected to return 2 gradients, but returned 1"):
         tape.gradient(z, [x, y])
 
 

@@ -198,7 +198,7 @@ def test_sparse_xent_gradient_is_softmax_minus_onehot(mode):
 def test_xent_values(mode):
     labels = R.softmax(RNG.normal(size=(3, 4)))
     want = R.softmax_cross_entropy_with_logits(labels, LOGITS)
-    got1, got2 = mode.evaluate([sf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=LOGITS),
+    got1, got2 = mode.evaluate([sf.compat.v1.nn.softmax_cross_entropy_with_logits(labels=labels, logits=LOGITS),
                                 sf.nn.softmax_cross_entropy_with_logits_v2(labels, LOGITS)])
     np.testing.assert_allclose(got1, want, rtol=1e-12)
     np.testing.assert_allclose(got2, want, rtol=1e-12)
@@ -231,11 +231,31 @@ def test_xent_v1_stops_gradient_to_labels(mode):
     if mode.eager:
         with sf.GradientTape() as tape:
             tape.watch(labels)
-            loss = sf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=LOGITS)
+            loss = sf.compat.v1.nn.softmax_cross_entropy_with_logits(labels=labels, logits=LOGITS)
         g = tape.gradient(loss, labels)
     else:
-        g = sf.gradients(sf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=LOGITS), labels)[0]
+        g = sf.gradients(sf.compat.v1.nn.softmax_cross_entropy_with_logits(labels=labels, logits=LOGITS), labels)[0]
     assert g is None
+
+
+def test_tf2_nn_spellings():
+    # TF2's tf.nn: the v2 cross entropy (labels get a gradient) and "div" embedding partitions;
+    # compat.v1.nn keeps TF1's
+    assert sf.nn.softmax_cross_entropy_with_logits is nn_ops.softmax_cross_entropy_with_logits_v2
+    labels = sf.constant([[0.2, 0.8]])
+    logits = sf.constant([[1.0, 2.0]])
+    with sf.GradientTape() as tape:
+        tape.watch(labels)
+        loss = sf.reduce_sum(sf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    # d/d labels of -sum(labels * log_softmax(logits)) = -log_softmax(logits)
+    np.testing.assert_allclose(tape.gradient(loss, labels).numpy(),
+                               -(np.array([[1.0, 2.0]]) - np.log(np.exp(1.0) + np.exp(2.0))), rtol=1e-6)
+    shards = [sf.constant([[0.0], [1.0]]), sf.constant([[2.0]])]      # rows 0, 1 | 2 ("div")
+    assert sf.nn.embedding_lookup(shards, [1, 2]).numpy().ravel().tolist() == [1.0, 2.0]
+    # "mod": id 1 -> shard 1 row 0, id 2 -> shard 0 row 1
+    assert sf.compat.v1.nn.embedding_lookup(shards, [1, 2]).numpy().ravel().tolist() == [2.0, 1.0]
+    # TF2's max_norm is the third positional argument
+    np.testing.assert_allclose(sf.nn.embedding_lookup(sf.constant([[3.0, 4.0]]), [0], 1.0).numpy(), [[0.6, 0.8]])
 
 
 # -- bias_add
@@ -303,4 +323,5 @@ def test_nn_namespace():
               "l2_normalize", "sigmoid", "bias_add"):
         assert getattr(sf.nn, n) is getattr(nn_ops, n)
     assert sf.nn.sigmoid is sf.sigmoid
-    assert sf.nn.embedding_lookup is embedding_ops.embedding_lookup
+    assert sf.nn.embedding_lookup is embedding_ops.embedding_lookup_v2
+    assert sf.compat.v1.nn.embedding_lookup is embedding_ops.embedding_lookup

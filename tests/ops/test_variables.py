@@ -283,7 +283,7 @@ def test_mixed_dense_and_sparse_reads_gradient(mode):
 def test_sparse_read_out_of_range(mode):
     v = sf.Variable(np.zeros((3, 2)))
     _init(mode)
-    with pytest.raises(errors.InvalidArgumentError, match=r"ResourceGather.*indices\[1\] = 3 is out of range \[0, 3\)"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"ResourceGather.*indices\[1\] = 3 is not in \[0, 3\)"):
         mode.evaluate(v.sparse_read([0, 3]))
 
 

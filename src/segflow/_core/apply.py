@@ -189,9 +189,10 @@ def _dtype_mismatch(opdef, name, p0, p, dt0, dt):
 def _dtype_not_allowed(opdef, name, p, attr, dt):
     stub = errors.OpName(opdef.name, name)
     allowed = ", ".join(sorted(t.name for t in opdef.allowed[attr]))
+    name = _dtype_name(dt)
     return errors.invalid_input(stub, opdef.input_names[p],
-                                f"dtype {_dtype_name(dt)} is not supported (attr {attr}: one of {allowed})",
-                                cls=errors.DTypeError)
+                                f"dtype {name} is not supported: value for attr '{attr}' of {name} is not in the "
+                                f"list of allowed values: {allowed}", cls=errors.DTypeError)
 
 
 def _explain_failure(opdef, tensors, attrs, name, exc):
@@ -312,40 +313,61 @@ def _convert_inputs(opdef, inputs, hints=None):
         raise errors.invalid_op(errors.OpName(opdef.name, None),
                                 f"takes {len(opdef.input_names)} inputs {opdef.input_names}, got {len(inputs)}")
     hint_at = [None] * len(inputs)
+    from_tensor = [False] * len(inputs)     # the hint is a tensor's dtype (NumPy values then take it)
     if hints:
         for p, dt in hints.items():
             hint_at[p] = dt
     for positions in opdef.attr_positions.values():
         found = None
+        tensor_found = False
         for p in positions:
             x = inputs[p]
             for item in (x if opdef.list_inputs[p] and isinstance(x, (list, tuple)) else [x]):
                 if isinstance(item, (Tensor, IndexedSlices)) or hasattr(item, "_as_graph_element") \
                         or hasattr(item, "_dense_var_to_tensor"):
                     found = item.dtype
+                    tensor_found = True
                     break
                 if isinstance(item, (np.ndarray, np.generic)):
                     found = found or dtypes.from_numpy(item.dtype)
-            if found is not None and isinstance(found, dtypes.DType) and found.base_dtype is found:
+            if tensor_found and isinstance(found, dtypes.DType) and found.base_dtype is found:
                 break
         if found is not None:
             found = dtypes.as_dtype(found).base_dtype
             for p in positions:
                 if hint_at[p] is None:
                     hint_at[p] = found
+                    from_tensor[p] = tensor_found
     out = []
     for p, x in enumerate(inputs):
         if opdef.list_inputs[p]:
             if isinstance(x, (Tensor, IndexedSlices)):
                 raise errors.invalid_input(errors.OpName(opdef.name, None), opdef.input_names[p],
                                            "expects a list of tensors, got a single tensor")
-            out.append([_to_tensor(opdef, p, item, hint_at[p]) for item in x])
+            out.append([_to_tensor(opdef, p, item, hint_at[p], from_tensor[p]) for item in x])
         else:
-            out.append(_to_tensor(opdef, p, x, hint_at[p]))
+            out.append(_to_tensor(opdef, p, x, hint_at[p], from_tensor[p]))
     return out
 
 
-def _to_tensor(opdef, p, x, hint):
+def _numpy_takes(arr, hint):
+    """Whether a NumPy value beside a tensor of dtype `hint` converts to it, as TF converts
+    `x + np.array(...)` and `np.float64(2) * x`: floats and integers into any float or complex
+    dtype, complex into complex, integers into integers they fit (never a float into an integer)."""
+    kind, target = np.asarray(arr).dtype.kind, hint.as_numpy_dtype
+    tk = np.dtype(target).kind
+    if tk == "f":
+        return kind in "fiu"
+    if tk == "c":
+        return kind in "fiuc"
+    if tk in "iu" and kind in "iu":
+        a = np.asarray(arr)
+        info = np.iinfo(target)
+        return a.size == 0 or (int(a.min()) >= info.min and int(a.max()) <= info.max)
+    return False
+
+
+def _to_tensor(opdef, p, x, hint, hint_from_tensor=False):
     if isinstance(x, Tensor):
         eager = _shared.all_eager or _state.eager
         if eager and not isinstance(x, _EagerTensor):
@@ -355,6 +377,9 @@ def _to_tensor(opdef, p, x, hint):
     try:
         if hint is not None and not isinstance(x, (np.ndarray, np.generic, IndexedSlices)):
             return convert_to_tensor(x, preferred_dtype=hint)
+        if hint is not None and hint_from_tensor and isinstance(x, (np.ndarray, np.generic)) \
+                and x.dtype != hint.as_numpy_dtype and x.dtype != object and _numpy_takes(x, hint):
+            return convert_to_tensor(np.asarray(x).astype(hint.as_numpy_dtype))
         return convert_to_tensor(x)
     except (TypeError, ValueError) as e:
         if isinstance(e, errors.OpError):
@@ -367,6 +392,17 @@ def _to_tensor(opdef, p, x, hint):
 # Graph building
 
 
+def _captured(opdef, tensors, capture):
+    """`tensors` (per input) and their flat list with every tensor from outside the graph being
+    built replaced by `capture(t)`: its stand-in inside a traced function's graph."""
+    graph = get_default_graph()
+
+    def inside(t):
+        return capture(t) if isinstance(t, _EagerTensor) or t.graph is not graph else t
+    out = [[inside(t) for t in x] if is_list else inside(x) for x, is_list in zip(tensors, opdef.list_inputs)]
+    return out, _flat_inputs(opdef, out)
+
+
 def _build_node(opdef, inputs, attrs, name):
     graph = get_default_graph()
     hints = attrs.pop("_dtype_hints", None)
@@ -377,9 +413,13 @@ def _build_node(opdef, inputs, attrs, name):
     else:
         tensors = _convert_inputs(opdef, inputs, hints)
         flat = _flat_inputs(opdef, tensors)
-    for t in flat:
+    for i, t in enumerate(flat):
         if isinstance(t, _EagerTensor) or t.graph is not graph:
-            raise ValueError(f"{opdef.name}: input {t!r} is from a different graph than the op being built")
+            capture = getattr(graph, "capture", None)   # a function's graph captures outside values
+            if capture is None:
+                raise ValueError(f"{opdef.name}: input {t!r} is from a different graph than the op being built")
+            tensors, flat = _captured(opdef, tensors, capture)
+            break
     node_name = graph.unique_name(name if name else opdef.name)
     stub = errors.OpName(opdef.name, node_name)
     full_attrs = dict(opdef.defaults)

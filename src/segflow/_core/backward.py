@@ -13,6 +13,7 @@ that reach a tensor (`aggregate`: add_n, IndexedSlices concatenated, mixed densi
 gradient functions (`call_grad_fn`: zeros for missing output gradients, one result per input),
 `skip_input_indices`, `stop_gradients`, integer and resource tensors, and `unconnected_gradients`.
 """
+import contextlib
 import enum
 
 from segflow._core import errors
@@ -21,9 +22,11 @@ from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
 from segflow._core import dtypes
 from segflow._core.registry import get_gradient_function, hooks
+from segflow._core.graph import colocate_with
 
 __all__ = ["backward", "graph_ops_between", "dense_targets", "check_unconnected", "aggregate", "call_grad_fn",
-           "lookup_grad_fn", "is_backpropagatable", "AggregationMethod", "UnconnectedGradients"]
+           "lookup_grad_fn", "is_backpropagatable", "AggregationMethod", "UnconnectedGradients",
+           "graph_aggregate"]
 
 
 class AggregationMethod:
@@ -72,6 +75,37 @@ def aggregate(grads, aggregation_method=None):
             dense = paired
         return dense[0]
     return hooks.add_n(dense)
+
+
+def graph_aggregate(grads, aggregation_method=None, producer=None, colocate_with_producer=False):
+    """`aggregate` for `gradients()` in a graph, placed as TF places it: dense gradients are summed
+    per device first (each partial sum colocated with its first gradient's op), then the partial sums
+    together; with `colocate_with_producer` that last sum (or the whole aggregation, for sparse or
+    mixed gradients) is colocated with `producer`, the op whose output the gradients are for."""
+    grads = [g for g in grads if g is not None]
+    if len(grads) <= 1:
+        return grads[0] if grads else None
+    outer = colocate_with(producer) if colocate_with_producer and producer is not None else \
+        contextlib.nullcontext()
+    if aggregation_method == AggregationMethod.EXPERIMENTAL_TREE or \
+            any(not isinstance(g, Tensor) for g in grads):
+        with outer:
+            return aggregate(grads, aggregation_method)
+    by_device = {}
+    for g in grads:
+        by_device.setdefault(g.device or "", []).append(g)
+    summands = []
+    for device in sorted(by_device):
+        group = by_device[device]
+        if len(group) == 1:
+            summands.append(group[0])
+        else:
+            with colocate_with(group[0].op):
+                summands.append(hooks.add_n(group))
+    if len(summands) == 1:
+        return summands[0]
+    with outer:
+        return hooks.add_n(summands)
 
 
 _BACKPROPAGATABLE = frozenset(dtypes.FLOATING + dtypes.COMPLEX + (dtypes.resource, dtypes.variant))
@@ -160,7 +194,7 @@ def _creation_order(op):
 
 
 def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=frozenset(),
-             aggregation_method=None, build_scope=None):
+             aggregation_method=None, build_scope=None, colocate_aggregation=None):
     """Gradients of the targets (seeded with `target_grads`) with respect to each source.
 
     Args:
@@ -173,6 +207,9 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
       stop_ids: ids of tensors treated as constants (a source among them still gets its gradient).
       build_scope: graph mode: `build_scope(op)` gives the context each gradient function runs in
         (its name scope); None: gradient functions run as they are (eagerly).
+      colocate_aggregation: None: gradients reaching one tensor are summed with `aggregate`;
+        True/False: with `graph_aggregate` (gradients(): per device, and with True colocated with
+        the tensor's op).
     Returns:
       One aggregated gradient (Tensor, IndexedSlices or None) per source.
     """
@@ -189,11 +226,24 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                         add(id(o))
                 break
     grads = {}
+    seeded = {}   # id -> how many of its gradients are seeds (they come first)
     for t, g in zip(targets, target_grads):
         if g is not None and id(t) in reach:
             grads.setdefault(id(t), []).append(g)
+            seeded[id(t)] = seeded.get(id(t), 0) + 1
     get = grads.get
     fn_of = {}    # opdef -> gradient function, looked up once per type in this walk (eager records)
+    if colocate_aggregation is None:
+        def combine(lst, producer, key):
+            return _aggregate_into(lst, aggregation_method)
+    else:
+        def combine(lst, producer, key):
+            # Consumers were walked last-made first: sum in the order they were made (TF's order).
+            k = seeded.get(key, 0)
+            g = graph_aggregate(lst[:k] + lst[k:][::-1], aggregation_method, producer,
+                                colocate_aggregation)
+            lst[:] = (g,)
+            return g
     for op in reversed(useful):
         outputs = op.outputs
         if len(outputs) == 1:      # the common case, without the general loop below
@@ -201,7 +251,7 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
             lst = get(oid)
             if not lst or (stop_ids and oid in stop_ids):
                 continue
-            out_grads = [lst[0] if len(lst) == 1 else _aggregate_into(lst, aggregation_method)]
+            out_grads = [lst[0] if len(lst) == 1 else combine(lst, op, oid)]
         else:
             out_grads = []
             connected = False
@@ -210,7 +260,7 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                 if not lst or id(o) in stop_ids:
                     out_grads.append(None)
                     continue
-                out_grads.append(lst[0] if len(lst) == 1 else _aggregate_into(lst, aggregation_method))
+                out_grads.append(lst[0] if len(lst) == 1 else combine(lst, op, id(o)))
                 connected = True
             if not connected:
                 continue
@@ -255,7 +305,15 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                 grads[id(x)] = [g]
             else:
                 lst.append(g)
-    return [aggregate(grads.get(id(s), ()), aggregation_method) for s in sources]
+    if colocate_aggregation is None:
+        return [aggregate(grads.get(id(s), ()), aggregation_method) for s in sources]
+    result = []
+    for s in sources:
+        lst = grads.get(id(s), [])
+        k = seeded.get(id(s), 0) if len(lst) > 1 else 0
+        result.append(graph_aggregate(lst[:k] + lst[k:][::-1], aggregation_method,
+                                      getattr(s, "op", None), colocate_aggregation))
+    return result
 
 
 def _call(grad_fn, op, out_grads, build_scope):

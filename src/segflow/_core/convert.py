@@ -6,6 +6,7 @@ import numpy as np
 from segflow._core import mode as context
 from segflow._core import dtypes
 from segflow._core import fold as tensor_util
+from segflow._core.graph import get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import hooks
 from segflow._core.tensor import EagerTensor, Tensor
@@ -53,6 +54,9 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         if isinstance(value, EagerTensor) and not (_ctx_shared.all_eager or _ctx_state.eager):
+            capture = getattr(get_default_graph(), "capture", None)
+            if capture is not None:      # an sf.function's graph: fed the value at each call
+                return capture(value)
             return hooks.constant(value.numpy(), name=name)
         return value
     if isinstance(value, IndexedSlices):
@@ -139,6 +143,8 @@ def to_numpy(value, dtype=None, strict=False):
         arr = value.numpy()
     elif isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
+        if arr.dtype.kind in "US":
+            arr = _utf8(arr)
         if not arr.dtype.isnative:
             # Big-endian (or other non-native) arrays: every kernel and dtype check works on native
             # dtypes, so the bytes are swapped once here (">f4" becomes float32 "<f4").
@@ -162,7 +168,7 @@ def to_numpy(value, dtype=None, strict=False):
                 arr = arr.astype(np.int32) if arr.size == 0 or (
                     arr.min() >= -2**31 and arr.max() < 2**31) else arr.astype(np.int64)
             elif arr.dtype.kind == "U" or arr.dtype.kind == "S":
-                arr = arr.astype(object)
+                arr = _utf8(arr)
     if np_dtype is not None and arr.dtype != np_dtype:
         target = np.dtype(np_dtype)
         if strict and not isinstance(value, (np.ndarray, np.generic, EagerTensor)):
@@ -173,11 +179,29 @@ def to_numpy(value, dtype=None, strict=False):
             if target.kind in "iu" and arr.size and (arr.min() < np.iinfo(target).min
                                                      or arr.max() > np.iinfo(target).max):
                 raise TypeError(f"Cannot convert {value!r} to dtype {dtypes.as_dtype(dtype).name}: out of range")
-        elif strict and isinstance(value, (np.ndarray, np.generic)):
+        elif strict and isinstance(value, (np.ndarray, np.generic)) and not _widens_kind(arr.dtype, target):
             raise TypeError(f"Cannot convert a NumPy array of dtype {arr.dtype} to a tensor of dtype "
                             f"{dtypes.as_dtype(dtype).name}")
         arr = arr.astype(target)
     return arr
+
+
+def _utf8(arr):
+    """A NumPy str or bytes array as TF's string tensors hold it: an object array of bytes (str
+    encoded as UTF-8)."""
+    out = np.empty(arr.shape, dtype=object)
+    out.reshape(-1)[:] = [v.encode("utf-8") if isinstance(v, str) else v for v in arr.reshape(-1).tolist()]
+    return out
+
+
+def _widens_kind(source, target):
+    """Whether a NumPy array of dtype `source` converts to `target` as TF converts arrays: a float
+    array to any float dtype, an integer one to a float, and a real or complex one to a complex."""
+    if target.kind == "f":
+        return source.kind in "fiu"
+    if target.kind == "c":
+        return source.kind in "fiuc"
+    return False
 
 
 def _unwrap(value):

@@ -17,7 +17,8 @@ __all__ = [
     "float16", "half", "bfloat16", "float32", "float64", "double",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "bool", "complex64", "complex128", "string", "resource", "variant", "float8_e5m2", "float8_e4m3fn",
-    "FLOATING", "FLOAT8", "INTEGER", "COMPLEX", "REAL_NUMERIC", "NUMERIC", "ALL",
+    "qint8", "quint8", "qint16", "quint16", "qint32",
+    "FLOATING", "FLOAT8", "INTEGER", "COMPLEX", "REAL_NUMERIC", "NUMERIC", "QUANTIZED", "ALL",
 ]
 
 # The module defines `bool`; keep the builtins reachable under other names.
@@ -30,7 +31,8 @@ class DType:
     Attributes (read-only):
       name: TensorFlow's name, e.g. "float32".
       as_numpy_dtype: the NumPy scalar type (np.float32; ml_dtypes.bfloat16; np.object_ for
-        string, resource and variant).
+        string, resource and variant); for the quantized types TF's one-field structured
+        `np.dtype` (qint8: `np.dtype([("qint8", np.int8)])`), see QUANTIZED.
       np: the `np.dtype` instance, for fast comparisons with arrays' dtypes.
       as_datatype_enum: TensorFlow's `DataType` enum value (float32 = 1, ...).
       is_floating, is_integer, is_unsigned, is_complex, is_bool, is_quantized, is_numpy_compatible.
@@ -40,17 +42,18 @@ class DType:
     """
 
     __slots__ = ("name", "as_numpy_dtype", "np", "as_datatype_enum", "is_floating", "is_integer",
-                 "is_unsigned", "is_complex", "is_bool", "is_numpy_compatible", "real_dtype", "size")
-
-    is_quantized = False
+                 "is_unsigned", "is_complex", "is_bool", "is_quantized", "is_numpy_compatible", "real_dtype",
+                 "size")
 
     def __init__(self, name, enum, np_type, numpy_compatible=True):
         np_dtype = np.dtype(np_type)
         kind = np_dtype.kind
         numeric = numpy_compatible and name != "string"
+        quantized = np_dtype.names is not None
         sets = object.__setattr__
         sets(self, "name", name)
-        sets(self, "as_numpy_dtype", np_dtype.type)
+        # A structured dtype has no scalar type of its own (np.void): TF names the np.dtype itself.
+        sets(self, "as_numpy_dtype", np_dtype if quantized else np_dtype.type)
         sets(self, "np", np_dtype)
         sets(self, "as_datatype_enum", enum)
         # ml_dtypes.bfloat16 has kind "V", so floating is decided by name, not by kind.
@@ -59,6 +62,7 @@ class DType:
         sets(self, "is_unsigned", numeric and kind == "u")
         sets(self, "is_complex", numeric and kind == "c")
         sets(self, "is_bool", name == "bool")
+        sets(self, "is_quantized", quantized)
         sets(self, "is_numpy_compatible", numpy_compatible)
         sets(self, "real_dtype", self)  # complex types are fixed up once float32/float64 exist
         sets(self, "size", np_dtype.itemsize)
@@ -171,6 +175,19 @@ variant = DType("variant", 21, np.object_, numpy_compatible=False)
 float8_e5m2 = DType("float8_e5m2", 24, ml_dtypes.float8_e5m2)
 float8_e4m3fn = DType("float8_e4m3fn", 25, ml_dtypes.float8_e4m3fn)
 
+# Quantized integers (TF's qint8, quint8, qint16, quint16, qint32): storage types that
+# dynamic_stitch, gather, identity, reshape, concat and cast move, and nothing computes with (an op
+# whose dtype list does not name them refuses them with its usual dtype error). Each holds its values
+# in TF's one-field structured NumPy dtype, `np.dtype([("qint8", np.int8)])`: an array of it is told
+# apart from a plain int8 array by its dtype alone (a tensor's DType is its array's dtype), while
+# having the same bytes, so row copies, concatenation and casts (`astype`) work on it unchanged.
+# EagerTensor.numpy() returns the plain integers (a view), as TF's .numpy() does.
+qint8 = DType("qint8", 11, np.dtype([("qint8", np.int8)]))
+quint8 = DType("quint8", 12, np.dtype([("quint8", np.uint8)]))
+qint16 = DType("qint16", 15, np.dtype([("qint16", np.int16)]))
+quint16 = DType("quint16", 16, np.dtype([("quint16", np.uint16)]))
+qint32 = DType("qint32", 13, np.dtype([("qint32", np.int32)]))
+
 half = float16
 double = float64
 
@@ -184,13 +201,14 @@ INDEX = (int32, int64)          # the dtypes TF's index and shape arguments take
 REAL_NUMERIC = FLOATING + INTEGER
 NUMERIC = REAL_NUMERIC + COMPLEX
 FLOAT8 = (float8_e5m2, float8_e4m3fn)
-ALL = NUMERIC + FLOAT8 + (bool, string, resource, variant)
+QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
+ALL = NUMERIC + FLOAT8 + (bool, string, resource, variant)   # QUANTIZED stand apart: no op computes with them
 
 # np.dtype instance -> DType. `string` owns np.dtype(object); resource and variant are reached by name.
-_NP_TO_DTYPE = {d.np: d for d in NUMERIC + FLOAT8 + (bool, string)}
+_NP_TO_DTYPE = {d.np: d for d in NUMERIC + FLOAT8 + QUANTIZED + (bool, string)}
 
 # TensorFlow's names (and aliases) -> DType.
-_NAME_TO_DTYPE = {d.name: d for d in ALL}
+_NAME_TO_DTYPE = {d.name: d for d in ALL + QUANTIZED}
 _NAME_TO_DTYPE.update(half=float16, float=float32, double=float64)
 
 # Scalar types -> DType: NumPy's, plus the Python types with convert_to_tensor's defaults.
@@ -200,7 +218,7 @@ _TYPE_TO_DTYPE.update({
     _str: string, bytes: string, np.str_: string, np.bytes_: string,
 })
 
-_ENUM_TO_DTYPE = {d.as_datatype_enum: d for d in ALL}
+_ENUM_TO_DTYPE = {d.as_datatype_enum: d for d in ALL + QUANTIZED}
 
 
 def _from_numpy_slow(np_dtype):

@@ -11,6 +11,7 @@ from segflow._core import mode as context
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.mode import _scope_state
 from segflow._core.registry import _OPS, _gradient_registry
+from segflow._core.graph_def import GraphDef
 from segflow._core.operation import Operation
 from segflow._core.tensor import EagerTensor, Tensor
 
@@ -41,9 +42,10 @@ class _Stacks:
     into a graph starts with no name scope, device, colocation or control dependencies, whatever
     other threads have entered on the same graph."""
 
-    __slots__ = ("name_stack", "device_stack", "colocation_stack", "control_stack")
+    __slots__ = ("name_stack", "device_stack", "colocation_stack", "control_stack", "original_op")
 
     def __init__(self):
+        self.original_op = None       # set while gradients() builds the gradient of an op
         self.name_stack = ""
         self.device_stack = []
         self.colocation_stack = []
@@ -151,6 +153,17 @@ class Graph:
     def version(self):
         return self._version
 
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """The graph as a GraphDef: one NodeDef per op, in creation order (from op number
+        `from_version` on, if given); with `add_shapes`, each node's `_output_shapes` attr."""
+        nodes = []
+        for op in self._ops[from_version or 0:]:
+            node = op.node_def
+            if add_shapes:
+                node.attr["_output_shapes"] = [t.shape for t in op.outputs]
+            nodes.append(node)
+        return GraphDef(nodes, {"producer": self._version})
+
     def finalize(self):
         self._finalized = True
 
@@ -221,7 +234,10 @@ class Graph:
             if isinstance(op, (Tensor, IndexedSlices)):
                 op = op.op
             elif hasattr(op, "_as_graph_element"):
-                op = op._as_graph_element().op
+                element = op._as_graph_element()
+                op = element.op if element is not None else None
+            if op is not None and getattr(op, "_graph", None) is not self:
+                op = None       # an eager variable's (or another graph's) op: nothing to colocate with
             stack.append(op)
         try:
             yield
@@ -253,6 +269,17 @@ class Graph:
             yield
         finally:
             stack.pop()
+
+    @contextlib.contextmanager
+    def _original_op(self, op):
+        """Ops made inside (by the calling thread) record `op` as their `_original_op`: the forward op
+        whose gradient they compute."""
+        stacks = self._stacks.s
+        saved, stacks.original_op = stacks.original_op, op
+        try:
+            yield
+        finally:
+            stacks.original_op = saved
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
@@ -322,7 +349,7 @@ class Graph:
             colocation = target._colocation or target.name
             device = target.device
         op = Operation(self, op_type, name, inputs, attrs, output_specs, opdef, input_counts,
-                       control, device, colocation, kernel_attrs)
+                       control, device, colocation, kernel_attrs, stacks.original_op)
         if op_type in self._gradient_override_map:
             op._gradient_type = self._gradient_override_map[op_type]
             self._override_used.add(op_type)

@@ -1,4 +1,5 @@
 """The one op record: `Operation` is a node of a Graph and, with `graph` None, an eagerly executed op as a tape records it; gradient functions see the same object in every mode."""
+from segflow._core.graph_def import NodeDef
 from segflow._core.mode import get_default_session
 from segflow._core.tensor import Tensor
 
@@ -8,6 +9,14 @@ __all__ = ["Operation"]
 _CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 
 
+def _input_name(t):
+    """How a NodeDef names an input: "op" for output 0, "op:i" for output i (TF's spelling)."""
+    try:
+        return t.op.name if t.value_index == 0 else t.name
+    except (AttributeError, ValueError):
+        return getattr(t, "name", "")
+
+
 class Operation:
     """The one op record: a node of a Graph, or (with `graph` None) an eagerly executed op as a
     GradientTape recorded it. Gradient functions see the same interface in every mode: `type`,
@@ -15,15 +24,16 @@ class Operation:
 
     A graph op's `_id` orders it by creation (inputs exist before the ops that use them), the order
     the backward walk relies on; a tape keeps its records in that order. `grad_fn` is set for
-    records of `custom_gradient` calls.
+    records of `custom_gradient` calls. `_original_op` is the forward op for the ops `gradients()`
+    built for its gradient (`Graph._original_op`), else None.
     """
 
     __slots__ = ("_graph", "_type", "_name", "inputs", "_attrs", "_opdef", "_input_counts", "_control_inputs",
                  "_device", "_colocation", "_gradient_type", "outputs", "_id", "_kernel_attrs", "grad_fn",
-                 "skip_input_indices", "_const_cache", "__weakref__")
+                 "skip_input_indices", "_const_cache", "_original_op", "__weakref__")
 
     def __init__(self, graph, op_type, name, inputs, attrs, output_specs, opdef, input_counts=None,
-                 control_inputs=(), device="", colocation=None, kernel_attrs=None):
+                 control_inputs=(), device="", colocation=None, kernel_attrs=None, original_op=None):
         self._graph = graph
         self._type = op_type
         self._name = name
@@ -39,6 +49,7 @@ class Operation:
         self.grad_fn = None
         self.skip_input_indices = None      # inputs the current backward pass needs no gradient for
         self._const_cache = None
+        self._original_op = original_op    # the forward op whose gradient this op is part of, if any
         self.outputs = [Tensor(self, i, dt, shp) for i, (dt, shp) in enumerate(output_specs)]
         self._id = next(graph._op_ids)
         for t in self.inputs:
@@ -61,6 +72,7 @@ class Operation:
         op._input_counts = input_counts
         op.grad_fn = grad_fn
         op.skip_input_indices = None
+        op._original_op = None
         op.outputs = outputs     # (no _id: a tape's record list is its creation order)
         return op
 
@@ -86,9 +98,20 @@ class Operation:
 
     @property
     def node_def(self):
-        return {"name": self._name, "op": self._type, "input": [t.name for t in self.inputs]
-                + ["^" + c.name for c in self._control_inputs], "device": self._device,
-                "attr": dict(self._attrs)}
+        """This op as a NodeDef (name, op, input, device, attr; dtype attrs included)."""
+        attrs = dict(self._attrs)
+        opdef = self._opdef
+        if opdef is not None:
+            for name in opdef.attr_positions:
+                if name not in attrs:
+                    try:
+                        attrs[name] = self.get_attr(name)
+                    except ValueError:
+                        pass
+        controls = self._control_inputs if self._graph is not None else []
+        inputs = [_input_name(t) for t in self.inputs]
+        return NodeDef(self._name, self._type, inputs + ["^" + c.name for c in controls],
+                       self._device if self._graph is not None else "", attrs)
 
     @property
     def op_def(self):

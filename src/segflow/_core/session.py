@@ -238,9 +238,14 @@ class Session(BaseSession):
                     raise errors.InvalidArgumentError(
                         None, None, f"{t.op.type} '{t.op.name}': fed value is out of range for tensor {t.name} "
                         f"of dtype {t.dtype.name} (min {lo!r}, max {hi!r})")
-            lossy = (kind_from in "fc" and kind_to in "iub") or (kind_from == "c" and kind_to == "f") \
-                or (kind_to == "b" and kind_from != "b")
-            if lossy and not (kind_from in "fc" and np.all(np.mod(arr.real, 1) == 0) and kind_to in "iu"):
+            if kind_from == "f" and kind_to in "iu" and arr.size and not np.all(np.isfinite(arr)):
+                raise errors.InvalidArgumentError(
+                    None, None, f"{t.op.type} '{t.op.name}': cannot feed NaN or infinity to tensor {t.name} of "
+                    f"dtype {t.dtype.name}")
+            # floats fed to an integer tensor are truncated toward zero, as TF does (np.asarray with
+            # the placeholder's dtype); complex values never lose their imaginary part silently
+            lossy = (kind_from == "c" and kind_to in "iufb") or (kind_to == "b" and kind_from != "b")
+            if lossy:
                 raise errors.InvalidArgumentError(
                     None, None, f"{t.op.type} '{t.op.name}': cannot feed a value of dtype {arr.dtype} to "
                     f"tensor {t.name} of dtype {t.dtype.name}")
@@ -299,36 +304,47 @@ class Session(BaseSession):
         return plan
 
     def _execute(self, plan, feed_values):
-        values = [None] * plan.n_slots
-        for slot, v in zip(plan.feed_slots, feed_values):
-            values[slot] = v
-        resources = self._resources
-        for op, kernel, in_slots, out_slots, attrs, stateful, regroup, single in plan.steps:
-            args = [values[i] for i in in_slots]
-            if regroup:
-                args = regroup_inputs(op.op_def, args, op._input_counts)
-            try:
-                if stateful:
-                    out = kernel(ExecState(resources, op.name), *args, **attrs)
-                else:
-                    out = kernel(*args, **attrs)
-            except errors.OpError as e:
-                if e.op is None and not e.message.startswith(op.type):
-                    raise type(e)(None, op, f"{errors.op_prefix(op.type, op.name)}: {e.message}") from None
-                raise
-            except BadInput as e:
-                raise errors.invalid_input(op, e.input_name, e.message) from None
-            except MemoryError as e:
-                raise resource_exhausted(op.type, op.name, e, op) from None
-            except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
-                raise errors.InvalidArgumentError(None, op, f"{op.type} '{op.name}': {type(e).__name__}: {e}") \
-                    from None
-            if single:
-                values[out_slots[0]] = out
+        return execute_plan(plan, feed_values, self._resources)
+
+
+def make_plan(fetches, targets, fed):
+    """The ordered program computing `fetches` (graph tensors) and running `targets` (ops) from the
+    values of the tensors `fed` (a Session's plan; sf.function runs its graphs with these too)."""
+    return Session._make_plan(None, fetches, targets, fed)
+
+
+def execute_plan(plan, feed_values, resources):
+    """Runs `plan` with `feed_values` (arrays, in the order of its fed tensors) against `resources`
+    (the variables' store: a Session's, or a function's); returns the fetched arrays."""
+    values = [None] * plan.n_slots
+    for slot, v in zip(plan.feed_slots, feed_values):
+        values[slot] = v
+    for op, kernel, in_slots, out_slots, attrs, stateful, regroup, single in plan.steps:
+        args = [values[i] for i in in_slots]
+        if regroup:
+            args = regroup_inputs(op.op_def, args, op._input_counts)
+        try:
+            if stateful:
+                out = kernel(ExecState(resources, op.name), *args, **attrs)
             else:
-                for slot, o in zip(out_slots, out):
-                    values[slot] = o
-        return [_as_array(values[i]) for i in plan.fetch_slots]
+                out = kernel(*args, **attrs)
+        except errors.OpError as e:
+            if e.op is None and not e.message.startswith(op.type):
+                raise type(e)(None, op, f"{errors.op_prefix(op.type, op.name)}: {e.message}") from None
+            raise
+        except BadInput as e:
+            raise errors.invalid_input(op, e.input_name, e.message) from None
+        except MemoryError as e:
+            raise resource_exhausted(op.type, op.name, e, op) from None
+        except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
+            raise errors.InvalidArgumentError(None, op, f"{op.type} '{op.name}': {type(e).__name__}: {e}") \
+                from None
+        if single:
+            values[out_slots[0]] = out
+        else:
+            for slot, o in zip(out_slots, out):
+                values[slot] = o
+    return [_as_array(values[i]) for i in plan.fetch_slots]
 
 
 def _as_array(v):

@@ -12,7 +12,7 @@ import operator
 
 __all__ = [
     "Dimension", "TensorShape", "as_dimension", "as_shape", "unknown_shape", "scalar",
-    "dimension_value", "dimension_at_index", "is_prefix", "broadcast_shape",
+    "dimension_value", "dimension_at_index", "is_prefix", "broadcast_shape", "TensorShapeProto",
 ]
 
 
@@ -204,6 +204,49 @@ def as_dimension(value):
     return value if value.__class__ is Dimension else Dimension(value)
 
 
+class TensorShapeProto:
+    """A shape as TF's `TensorShapeProto` message holds it: `dim`, a list of entries with a `size`
+    (-1 for an unknown dimension), and `unknown_rank`. A plain value: equal when the fields are.
+    Made by `TensorShape.as_proto()`; `TensorShape(proto)` reads one back."""
+
+    class Dim:
+        __slots__ = ("size", "name")
+
+        def __init__(self, size=0, name=""):
+            self.size = size
+            self.name = name
+
+        def __eq__(self, other):
+            return isinstance(other, TensorShapeProto.Dim) and (self.size, self.name) == (other.size, other.name)
+
+        def __hash__(self):
+            return hash((self.size, self.name))
+
+        def __repr__(self):
+            return f"dim {{ size: {self.size} }}"
+
+    __slots__ = ("dim", "unknown_rank")
+
+    def __init__(self, dim=(), unknown_rank=False):
+        self.dim = [d if isinstance(d, TensorShapeProto.Dim) else TensorShapeProto.Dim(size=d) for d in dim]
+        self.unknown_rank = bool(unknown_rank)
+
+    def __eq__(self, other):
+        if not isinstance(other, TensorShapeProto):
+            return NotImplemented
+        return self.unknown_rank == other.unknown_rank and self.dim == other.dim
+
+    def __hash__(self):
+        return hash((self.unknown_rank, tuple(self.dim)))
+
+    def __repr__(self):
+        if self.unknown_rank:
+            return "unknown_rank: true"
+        return " ".join(repr(d) for d in self.dim) or "<scalar>"
+
+    __str__ = __repr__
+
+
 def _dims_str(dims):
     if dims is None:
         return "<unknown>"
@@ -230,6 +273,9 @@ class TensorShape:
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
+        elif isinstance(dims, TensorShapeProto):
+            self._dims = None if dims.unknown_rank else \
+                tuple(None if d.size == -1 else _check_value(d.size) for d in dims.dim)
         elif dims.__class__ is tuple and all(d.__class__ is int and d >= 0 for d in dims):
             self._dims = dims
         else:
@@ -296,6 +342,12 @@ class TensorShape:
         if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
+
+    def as_proto(self):
+        """This shape as a TensorShapeProto (unknown dimensions have size -1)."""
+        if self._dims is None:
+            return TensorShapeProto(unknown_rank=True)
+        return TensorShapeProto([-1 if d is None else d for d in self._dims])
 
     def is_fully_defined(self):
         """True if the rank and every dimension are known."""

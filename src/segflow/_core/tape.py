@@ -10,11 +10,12 @@ calling thread's list (`tape._tapes` still names it). Reading a `threading.local
 times a plain attribute, so hot paths test `_active.any` first (True while any thread has a tape):
 `if _active.any and _tape_state.tapes:`.
 """
+import contextlib
 import threading
 
 from segflow._core.operation import Operation
 
-__all__ = ["Tape", "record", "record_graph_op", "push_tape", "pop_tape", "variable_accessed"]
+__all__ = ["Tape", "record", "record_graph_op", "push_tape", "pop_tape", "variable_accessed", "suspended"]
 
 
 class _TapeState(threading.local):
@@ -179,10 +180,22 @@ def variable_accessed(variable):
         return
     for tape in _tape_state.tapes:
         if tape.watch_accessed_variables and variable.trainable:
-            handle = variable.handle
+            handle = variable._gradient_source()    # inside a traced function: the captured handle
             if id(handle) not in tape.watched:
                 tape.watch(handle)
                 tape.watched_variables.append(variable)
+
+
+@contextlib.contextmanager
+def suspended():
+    """No tape of the calling thread records inside (a function being traced builds its own graph;
+    the tapes around the call see the call, not the ops of the trace)."""
+    saved = _tape_state.tapes
+    _tape_state.tapes = []
+    try:
+        yield
+    finally:
+        _tape_state.tapes = saved
 
 
 def could_record():

@@ -1,7 +1,13 @@
 """Tensor (a symbolic output of an Operation) and EagerTensor (a Tensor holding its NumPy value).
 
 Both carry the same operators, installed by the op families when they are imported
-(`Tensor._override_operator`). `==` is identity (TF1 graph semantics)."""
+(`Tensor._override_operator`).
+
+`==` and `!=` follow TF2: elementwise (a bool tensor) for eager tensors and for the tensors of a
+function being traced, identity for the tensors of a TF1-style graph. Eager tensors are unhashable
+then (use `t.ref()` as a key). `sf.compat.v1.disable_tensor_equality()` (or `disable_v2_behavior()`)
+makes `==` identity and every tensor hashable again, as in TF1. Graph tensors, also those of a
+traced function, always hash by identity (segflow's graph machinery keys its tables by them)."""
 
 import numpy as np
 
@@ -17,7 +23,8 @@ __all__ = ['EagerTensor', 'Tensor', 'is_dense_tensor_like']
 class Tensor:
     """A symbolic value: output `value_index` of Operation `op`.
 
-    `==` is identity (as in TF1 graphs) so tensors can key dicts; use `sf.equal` for elementwise.
+    `==` is identity in a TF1-style graph (tensors key dicts there) and elementwise inside a traced
+    function; `sf.equal` is always elementwise.
     """
 
     __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
@@ -103,14 +110,23 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __eq__(self, other):
+        if other is None:
+            return False
+        if _EQUALITY.on and getattr(self._op.graph, "building_function", False):
+            return _elementwise(_EQUALITY.equal, self, other)
         return self is other
 
     def __ne__(self, other):
+        if other is None:
+            return True
+        if _EQUALITY.on and getattr(self._op.graph, "building_function", False):
+            return _elementwise(_EQUALITY.not_equal, self, other)
         return self is not other
 
     def __bool__(self):
-        raise TypeError("Using a symbolic `sf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
-                        "to test for presence, or control-flow ops to branch on the value.")
+        raise TypeError("Using a symbolic `sf.Tensor` as a Python `bool` is not allowed (in a graph, or inside "
+                        "an sf.function trace): branch on its value with sf.cond, loop with sf.while_loop, and "
+                        "use `if t is not None:` to test for presence.")
 
     def __iter__(self):
         shape = self.shape
@@ -135,6 +151,44 @@ class Tensor:
         setattr(cls, operator, func)
 
 
+class _Equality:
+    """TF2's tensor equality switch (`compat.v1.enable/disable_tensor_equality`); the comparison
+    ops are installed by the elementwise module."""
+
+    __slots__ = ("on", "equal", "not_equal")
+
+    def __init__(self):
+        self.on = True
+        self.equal = None
+        self.not_equal = None
+
+
+_EQUALITY = _Equality()
+
+
+def enable_tensor_equality():
+    """`==` / `!=` compare tensors elementwise (TF2; the default)."""
+    _EQUALITY.on = True
+
+
+def disable_tensor_equality():
+    """`==` / `!=` compare tensors by identity and tensors are hashable (TF1)."""
+    _EQUALITY.on = False
+
+
+def _elementwise(op, x, y):
+    """x == y as TF2's operator computes it: shapes that cannot broadcast give a scalar (False for
+    ==, True for !=) instead of an error."""
+    yshape = getattr(y, "shape", None)
+    if yshape is None:
+        yshape = np.shape(y)
+    try:
+        tensor_shape.broadcast_shape(x.shape, tensor_shape.as_shape(yshape))
+    except (ValueError, TypeError):
+        return op is _EQUALITY.not_equal
+    return op(x, y)
+
+
 class _Reference:
     """A hashable reference to a tensor or variable (TF's `tensor.ref()`)."""
 
@@ -157,6 +211,25 @@ class EagerTensor(Tensor):
     """A tensor holding its value (`numpy()`). Created by ops running eagerly."""
 
     __slots__ = ("_value",)
+
+    def __eq__(self, other):
+        if other is None:
+            return False
+        if _EQUALITY.on:
+            return _elementwise(_EQUALITY.equal, self, other)
+        return self is other
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        if _EQUALITY.on:
+            return _elementwise(_EQUALITY.not_equal, self, other)
+        return self is not other
+
+    def __hash__(self):
+        if _EQUALITY.on:
+            raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+        return object.__hash__(self)
 
     def __init__(self, value):
         # Fast path: callers pass an ndarray (or NumPy scalar) already of the right dtype.
@@ -206,12 +279,15 @@ class EagerTensor(Tensor):
         return self.numpy()
 
     def numpy(self):
-        """The value as a NumPy array (a copy is not made; do not write to it)."""
+        """The value as a NumPy array (a copy is not made; do not write to it). A quantized tensor
+        (qint8, ...) gives its plain integers, as in TF."""
         value = self._value
-        return value if type(value) is np.ndarray else np.asarray(value)
+        if type(value) is not np.ndarray:
+            value = np.asarray(value)
+        return value if value.dtype.names is None else value.view(value.dtype[0])
 
     def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self._value)
+        value = self.numpy()
         return value if dtype is None else value.astype(dtype, copy=False)
 
     def __repr__(self):

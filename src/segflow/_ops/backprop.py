@@ -11,6 +11,8 @@ import numpy as np
 from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor, convert_to_tensor_or_indexed_slices
+from segflow._core.registry import lookup_op
+from segflow._core import shapes as tensor_shape
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import EagerTensor, Tensor, _Reference
 from segflow._core import backward as backward_lib
@@ -26,7 +28,145 @@ from segflow._ops.variable_ops import handle_attr, handle_shape
 
 __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
            "imperative_grad", "make_vjp", "val_and_grad_function", "implicit_val_and_grad",
-           "aggregate_indexed_slices_gradients"]
+           "aggregate_indexed_slices_gradients", "op_attr_type", "make_attr",
+           "TF_ATTR_STRING", "TF_ATTR_INT", "TF_ATTR_FLOAT", "TF_ATTR_BOOL", "TF_ATTR_TYPE",
+           "TF_ATTR_SHAPE", "TF_ATTR_TENSOR", "TF_ATTR_PLACEHOLDER", "TF_ATTR_FUNC"]
+
+# The kinds of op attributes, numbered as TF's C API numbers them (`TF_AttrType`, exported by
+# `pywrap_tfe`). A list attribute's kind is written `[kind]`.
+TF_ATTR_STRING = 0
+TF_ATTR_INT = 1
+TF_ATTR_FLOAT = 2
+TF_ATTR_BOOL = 3
+TF_ATTR_TYPE = 4
+TF_ATTR_SHAPE = 5
+TF_ATTR_TENSOR = 6
+TF_ATTR_PLACEHOLDER = 7
+TF_ATTR_FUNC = 8
+
+_DECLARED_KINDS = {"string": TF_ATTR_STRING, "int": TF_ATTR_INT, "float": TF_ATTR_FLOAT, "bool": TF_ATTR_BOOL,
+                   "type": TF_ATTR_TYPE, "shape": TF_ATTR_SHAPE, "tensor": TF_ATTR_TENSOR,
+                   "func": TF_ATTR_FUNC}
+
+
+def _declared_kind(text):
+    """"int" -> TF_ATTR_INT, "list(int)" -> [TF_ATTR_INT] (TF's OpDef spelling)."""
+    if text.startswith("list(") and text.endswith(")"):
+        return [_DECLARED_KINDS[text[5:-1]]]
+    return _DECLARED_KINDS[text]
+
+
+def _value_kind(value):
+    """The attribute kind of a default value, or None when the value does not tell."""
+    if isinstance(value, bool):
+        return TF_ATTR_BOOL
+    if isinstance(value, int):
+        return TF_ATTR_INT
+    if isinstance(value, float):
+        return TF_ATTR_FLOAT
+    if isinstance(value, (str, bytes)):
+        return TF_ATTR_STRING
+    if isinstance(value, dtypes.DType):
+        return TF_ATTR_TYPE
+    if isinstance(value, tensor_shape.TensorShape):
+        return TF_ATTR_SHAPE
+    if isinstance(value, (list, tuple)) and value:
+        inner = _value_kind(value[0])
+        return None if inner is None or isinstance(inner, list) else [inner]
+    return None
+
+
+def op_attr_type(op_type, attr_name):
+    """The kind of attribute `attr_name` of op `op_type`: one of the `TF_ATTR_*` numbers, or a
+    one-element list of one for a list attribute (TF's `backprop.op_attr_type`).
+
+    Dtype attributes (those an op takes from its inputs' dtypes) are TF_ATTR_TYPE and the length of
+    a list input ("N") TF_ATTR_INT; other attributes have the kind the op declares
+    (`opdef.attr_types`, TF's spelling: "int", "list(int)", ...) or, failing that, the kind of
+    their default value.
+
+    Raises:
+      NotFoundError: no op `op_type` is registered.
+      ValueError: the op has no such attribute (or nothing tells its kind).
+    """
+    opdef = lookup_op(op_type)
+    if attr_name in opdef.attr_positions:
+        return TF_ATTR_TYPE
+    declared = getattr(opdef, "attr_types", None) or {}
+    if attr_name in declared:
+        return _declared_kind(declared[attr_name])
+    if attr_name == "N" and opdef.has_list_input:
+        return TF_ATTR_INT
+    kind = _value_kind(opdef.defaults.get(attr_name))
+    if kind is None:
+        raise ValueError(f"Op '{op_type}' has no attribute '{attr_name}' of a known kind")
+    return kind
+
+
+def make_attr(attr_type, value):
+    """`value` as op attribute of kind `attr_type` (a `TF_ATTR_*` number, or `[number]` for a list
+    of them), as TF's `backprop.make_attr` makes it: a type becomes a DType (from its enum number,
+    name or NumPy type), a shape a TensorShapeProto, a string bytes; other values stay as they are."""
+    if isinstance(attr_type, list):
+        kind = attr_type[0]
+        return [make_attr(kind, v) for v in value]
+    if attr_type == TF_ATTR_TYPE:
+        return dtypes.as_dtype(value)
+    if attr_type == TF_ATTR_SHAPE:
+        return tensor_shape.as_shape(value).as_proto()
+    if attr_type == TF_ATTR_STRING and isinstance(value, str):
+        return value.encode()
+    return value
+
+
+def _creation_order(variable):
+    return getattr(variable, "_creation_order", 0)
+
+
+def _watchable(structure):
+    """The tensors and variables in `structure`, composites (SparseTensor, RaggedTensor,
+    IndexedSlices) expanded into their component tensors; ValueError for anything else."""
+    out = []
+    for t in nest.flatten(structure):
+        if isinstance(t, _Reference):
+            t = t.deref()
+        if type(t) is EagerTensor or isinstance(t, Tensor) or hasattr(t, "_gradient_source"):
+            out.append(t)
+        elif isinstance(t, IndexedSlices):
+            out.extend(c for c in (t.values, t.indices, t.dense_shape) if c is not None)
+        elif hasattr(t, "_fetch_parts"):
+            out.extend(_watchable(t._fetch_parts()[0]))
+        else:
+            raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not a tensor, a "
+                             f"variable or a composite tensor")
+    return out
+
+
+def _target(t):
+    """A gradient target as the walk sees it: a variable stands for its handle (so that a variable
+    given as both target and source gets its seed), anything else converted to a tensor."""
+    if isinstance(t, (Tensor, IndexedSlices)):
+        return t
+    if isinstance(t, _Reference):
+        t = t.deref()
+    if hasattr(t, "_gradient_source"):
+        return t._gradient_source()
+    return convert_to_tensor(t)
+
+
+def _seed(t):
+    """The default upstream gradient of target `t`: ones of its shape (of a variable's value shape
+    and dtype for a variable handle)."""
+    if t.dtype == dtypes.resource:
+        if isinstance(t, EagerTensor):
+            v = t._value.item().read()
+            return EagerTensor(np.ones(v.shape, v.dtype))
+        return array_ops.ones(handle_shape(t), handle_attr(t, "dtype"))
+    if type(t) is EagerTensor:
+        # The seed directly (OnesLike is not differentiable, so no tape needs to see it).
+        v = t._value
+        return EagerTensor(np.ones(v.shape, v.dtype))
+    return array_ops.ones_like(t)
 
 
 def _source(x):
@@ -45,20 +185,20 @@ def imperative_grad(tape, targets, sources, output_gradients=None,
     the one backward walk (`_core.backward`) over the records, gradient functions running eagerly."""
     # Only what the tape watched can be a source (a watched tensor or variable, or an output of a
     # recorded op); an unwatched constant that met a watched value in some op still gets None, as in TF.
+    # Gradients flow only through float, complex, resource and variant tensors: a string or integer
+    # source gets None, and such a target seeds nothing.
     watched = tape.watched
-    reach = [id(s) for s in sources if id(s) in watched]
+    reach = [id(s) for s in sources if id(s) in watched and backward_lib.is_backpropagatable(s)]
     seeds = []
     for i, t in enumerate(targets):
         g = None if output_gradients is None else output_gradients[i]
-        if g is None:
-            if type(t) is EagerTensor:
-                # The seed directly (OnesLike is not differentiable, so no tape needs to see it).
-                v = t._value
-                g = EagerTensor(np.ones(v.shape, v.dtype))
-            else:
-                g = array_ops.ones_like(t)
+        if not backward_lib.is_backpropagatable(t):
+            g = None
+        elif g is None:
+            g = _seed(t)
         else:
-            g = convert_to_tensor_or_indexed_slices(g, dtype=t.dtype)
+            dtype = handle_attr(t, "dtype") if t.dtype == dtypes.resource else t.dtype
+            g = convert_to_tensor_or_indexed_slices(g, dtype=dtype)
         seeds.append(g)
     if context.executing_eagerly():
         result = backward_lib.backward(tape.records, targets, seeds, sources, reach=reach)
@@ -133,18 +273,18 @@ class GradientTape:
         return tapes
 
     def watch(self, tensor):
-        """Ensures gradients can be taken w.r.t. `tensor` (a tensor, variable, or nest of them)."""
+        """Ensures gradients can be taken w.r.t. `tensor` (a tensor, variable, or nest of them; a
+        composite tensor such as a SparseTensor stands for its component tensors)."""
+        flat = _watchable(tensor)
         if self._tape is None:
             raise ValueError("GradientTape.watch called outside the tape's `with` block")
-        for t in nest.flatten(tensor):
+        for t in flat:
             if type(t) is EagerTensor:  # the common case
                 self._tape.watch(t)
                 continue
             src = _source(t)
             if hasattr(t, "_gradient_source") and not self._tape.is_watched(src):
                 self._tape.watched_variables.append(t)
-            if not isinstance(src, Tensor):
-                raise ValueError(f"Passed in object of type {type(t).__name__}, not a tensor or variable")
             self._tape.watch(src)
 
     def stop_recording(self):
@@ -173,8 +313,9 @@ class GradientTape:
             self._push(tapes)
 
     def watched_variables(self):
-        """The variables the tape watches, in the order it first saw them (a tuple, as TF)."""
-        return tuple(self._tape.watched_variables) if self._tape else tuple(self._watched_variables)
+        """The variables the tape watches, in the order they were created (a tuple, as TF)."""
+        variables = self._tape.watched_variables if self._tape else self._watched_variables
+        return tuple(sorted(variables, key=_creation_order))
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
@@ -192,8 +333,7 @@ class GradientTape:
                                "gradients (or jacobians)")
         unconnected_gradients = backward_lib.check_unconnected(unconnected_gradients)
         self._used = True
-        flat_targets = [convert_to_tensor(t) if not isinstance(t, (Tensor, IndexedSlices)) else t
-                        for t in nest.flatten(target)]
+        flat_targets = [_target(t) for t in nest.flatten(target)]
         flat_sources = [_source(s) for s in nest.flatten(sources)]
         for s in flat_sources:
             if not isinstance(s, Tensor):
@@ -228,12 +368,13 @@ class GradientTape:
         example's source row only, as TF assumes)."""
         target = convert_to_tensor(target)
         tshape, sshape = target.shape, getattr(source, "shape", None)
-        if sshape is not None and sshape.rank is not None and sshape.rank < 1:
-            raise ValueError(f"Need first dimension of `source` to be the batch dimension, got shape {sshape}")
-        if tshape.rank is not None and tshape.rank < 1:
-            raise ValueError(f"Need first dimension of `target` to be the batch dimension, got shape {tshape}")
-        if tshape.rank is not None and sshape is not None and sshape.rank is not None and \
-                tshape[0] is not None and sshape[0] is not None and tshape[0] != sshape[0]:
+        if sshape is None:
+            sshape = convert_to_tensor(source).shape
+        # Both must be at least [batch, one more dimension], with the same batch size.
+        tshape.with_rank_at_least(2)
+        sshape.with_rank_at_least(2)
+        if tshape.rank is not None and sshape.rank is not None and \
+                not tshape[0:1].is_compatible_with(sshape[0:1]):
             raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape ({sshape}) "
                              f"to match.")
         if not self._persistent and not experimental_use_pfor and context.executing_eagerly():
@@ -310,6 +451,19 @@ def aggregate_indexed_slices_gradients(grads):
                          slices[0].dense_shape)
 
 
+def _distinct_arguments(args, chosen):
+    """`args` where each argument differentiated against is a distinct object: one passed again at
+    another chosen position is replaced there by an identity of it, so that f(x, x) gives each
+    position its own gradient (TF's gradients_function does the same)."""
+    seen = set()
+    args = list(args)
+    for i in chosen:
+        if id(args[i]) in seen:
+            args[i] = array_ops.identity(args[i])
+        seen.add(id(args[i]))
+    return args
+
+
 def gradients_function(f, params=None):
     """`g = gradients_function(f, [0])`; `g(x, y)` -> the gradients of f's (summed) output w.r.t. the
     arguments at `params` (all by default). `g(x, y, dy=...)` weights the output by dy."""
@@ -327,8 +481,9 @@ def value_and_gradients_function(f, params=None):
     @functools.wraps(f)
     def decorated(*args, **kwargs):
         dy = kwargs.pop("dy", None)
-        args = [convert_to_tensor(a) if not isinstance(a, Tensor) and not hasattr(a, "_gradient_source")
-                else a for a in args]
+        args = _distinct_arguments([convert_to_tensor(a) if not isinstance(a, Tensor) and not
+                                    hasattr(a, "_gradient_source") else a for a in args],
+                                   range(len(args)) if params is None else params)
         chosen = range(len(args)) if params is None else params
         with GradientTape() as tape:
             for i in chosen:
@@ -377,6 +532,7 @@ def make_vjp(f, params=None, persistent=True):
         args = [convert_to_tensor(a) if not isinstance(a, Tensor) and not hasattr(a, "_gradient_source")
                 else a for a in args]
         chosen = list(range(len(args)) if params is None else params)
+        args = _distinct_arguments(args, chosen)
         tape = GradientTape(persistent=persistent)
         with tape:
             for i in chosen:

@@ -11,6 +11,7 @@ from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
 from segflow._core.apply import apply_op
+from segflow._core import tensor as _tensor_module
 from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
 from segflow._ops.cast import cast
@@ -82,6 +83,7 @@ def _int_div_check(fn):
 
 # -- binary arithmetic
 _binary("AddV2", np.add)
+_binary("Add", np.add, allowed=_NUMERIC + (dtypes.string,))   # TF's first Add: also joins strings
 _binary("Sub", np.subtract)
 _binary("Mul", np.multiply)
 _binary("RealDiv", _quiet(np.true_divide), allowed=_FLOAT_COMPLEX)
@@ -565,3 +567,5 @@ Tensor._override_operator("__invert__", logical_not)
 
 
 hooks.add = add
+_tensor_module._EQUALITY.equal = equal          # the == / != of TF2 tensors
+_tensor_module._EQUALITY.not_equal = not_equal

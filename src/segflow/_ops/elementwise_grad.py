@@ -49,6 +49,7 @@ def _unbroadcast(grad, x):
     return cw.sum_to_shape(grad, shape_ops.shape(x))
 
 
+@RegisterGradient("Add")
 @RegisterGradient("AddV2")
 def _add_grad(op, grad):
     x, y = op.inputs
@@ -431,5 +432,14 @@ def _sum_to_shape_grad(op, grad):
 
 for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
            "LogicalXor", "LogicalNot", "Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "Where",
-           "TruncateDiv", "NextAfter"):
+           "TruncateDiv"):
     NotDifferentiable(_t)
+
+
+@RegisterGradient("NextAfter")
+def _next_after_grad(op, grad):
+    """nextafter(x1, x2) moves x1 by one ulp: d/dx1 = 1, d/dx2 = 0 (TF's gradient)."""
+    x1, x2 = op.inputs
+    skip = _skip(op)
+    return (None if 0 in skip else _unbroadcast(grad, x1),
+            None if 1 in skip else shape_ops.zeros_like(x2))

@@ -4,6 +4,8 @@ and lookups of sparse id lists combined per row.
 The gradient of a lookup for its table is an IndexedSlices (through gather, or sparse_read for a
 Variable), never a dense tensor of the table's size.
 """
+import numpy as np
+
 from segflow._core import mode as context
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
@@ -151,14 +153,12 @@ def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=
         partitioned = [_transform(_clip(gather_ops.gather(p, i), i, max_norm), transform_fn)
                        for p, i in zip(params, gather_ids)]
         ret = stitch_ops.dynamic_stitch(pindices, partitioned)
+        # the rows' static shape: the tables' (or, with transform_fn, the transformed rows')
         inner = tensor_shape.unknown_shape()
-        if transform_fn is not None:    # the transformed rows' shape, not the tables'
-            inner = ret.shape[1:] if ret.shape.rank is not None else inner
-        for p in ([] if transform_fn is not None else params):
-            s = p.shape if hasattr(p, "shape") else p.get_shape()
+        for s in ([p.shape for p in partitioned] if transform_fn is not None else
+                  [p.shape if hasattr(p, "shape") else p.get_shape() for p in params]):
             if s.rank is not None:
-                inner = inner.merge_with(tensor_shape.TensorShape(s.as_list()[1:])) if inner.rank is not None \
-                    else tensor_shape.TensorShape(s.as_list()[1:])
+                inner = inner.merge_with(s[1:]) if inner.rank is not None else s[1:]
         if inner.is_fully_defined():
             inner_t = convert_to_tensor(inner.as_list(), dtype=dtypes.int32)
         else:
@@ -277,8 +277,10 @@ def _tables_for_safe_lookup(embedding_weights, dtype):
                 raise ValueError(f"embedding_weights of dtype {w.dtype.base_dtype.name} do not match the sparse "
                                  f"weights' dtype {dtype.name}")
             out.append(w)
-        else:
+        elif isinstance(w, Tensor) or dtype is None:
             out.append(convert_to_tensor(w, dtype=dtype))
+        else:   # NumPy or Python values are cast to the weights' dtype (as TF's constant conversion)
+            out.append(convert_to_tensor(np.asarray(w, dtype=dtype.as_numpy_dtype)))
     first = out[0].dtype.base_dtype
     for w in out[1:]:
         if w.dtype.base_dtype != first:
@@ -330,13 +332,18 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         if default_id is not None:
             has = segment_ops.unsorted_segment_sum(cast_ops.cast(shape_ops.ones_like(kept), result.dtype),
                                                    cast_ops.cast(ids.indices[:, 0], dtypes.int32), batch)
-            default = embedding_lookup(tables, [default_id], partition_strategy=partition_strategy)
+            # TF looks up a filled-in default_id (weight 1) in each empty row: clipped like any id
+            default = embedding_lookup(tables, [default_id], partition_strategy=partition_strategy,
+                                       max_norm=max_norm)
             empty = cw.equal(has, shape_ops.zeros_like(has))
-            result = cw.where_v2(shape_ops.reshape(empty, [-1, 1]), default, result)
+            # one bool per row, broadcast over every embedding dimension
+            ones = shape_ops.ones(shape_ops.reshape(shape_ops.rank(result) - 1, [1]), dtype=dtypes.int32)
+            empty = shape_ops.reshape(empty, join_ops.concat([[-1], ones], 0))
+            result = cw.where_v2(empty, default, result)
+        inner = result.shape[1:]
         if rank > 2:
             lead = cast_ops.cast(original_shape[:-1], dtypes.int32)
             result = shape_ops.reshape(result, join_ops.concat([lead, shape_ops.shape(result)[1:]], 0))
-        inner = result.shape[1:] if rank <= 2 else result.shape[rank - 1:]
         if not context.executing_eagerly() and inner.rank is not None:
             result.set_shape(tensor_shape.unknown_shape(rank=rank - 1).concatenate(inner))
         return result

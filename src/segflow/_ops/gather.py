@@ -36,12 +36,14 @@ def _infer_gather(op, params, indices, axis, batch_dims=0):
         if not 0 <= bd <= irank:       # the kernel's rule (TF: batch_dims in [-rank(indices), rank(indices)])
             raise errors.invalid_input(op, "indices", f"batch_dims ({batch_dims}) must be in [{-irank}, {irank}] "
                                                       f"for indices of rank {irank}")
-    if a is None or params.shape.rank is None or irank is None:
+    if params.shape.rank is None or irank is None:
         return [TensorSpec(params.dtype, tensor_shape.unknown_shape())]
     rank = params.shape.rank
+    if a is None:       # axis known only at run time: the rank of the result is known, its dims are not
+        return [TensorSpec(params.dtype, tensor_shape.unknown_shape(rank + irank - 1 - bd))]
     a = int(a)
     if not -rank <= a < rank:
-        raise errors.invalid_input(op, "axis", f"axis {a} is out of range for params of rank {rank}")
+        raise errors.invalid_input(op, "axis", _axis_problem(a, rank))
     a %= rank
     if bd > a:
         raise errors.invalid_input(op, "axis", f"batch_dims ({batch_dims}) must be <= axis ({a})")
@@ -54,6 +56,12 @@ def _infer_gather(op, params, indices, axis, batch_dims=0):
     return [TensorSpec(params.dtype, p[:a] + i[bd:] + p[a + 1:])]
 
 
+def _axis_problem(a, rank):
+    """The message for an axis outside [-rank, rank), with TF's phrase for it."""
+    need = a + 1 if a >= 0 else -a
+    return f"axis {a} is out of range for params of rank {rank}: Shape must be at least rank {need} but is rank {rank}"
+
+
 def take_rows(params, indices, axis=0, batch_dims=0):
     """params gathered at `indices` along `axis`; raises BadInput for an index out of range."""
     ids.check_index_dtype(indices, allowed=_GATHER_INDEX_NP)  # never a float (or NaN) index reaching np.take
@@ -62,7 +70,7 @@ def take_rows(params, indices, axis=0, batch_dims=0):
     ids.check_index_dtype(np.asarray(axis), "axis")
     rank = params.ndim
     if not -rank <= int(axis) < rank:
-        raise BadInput("axis", f"axis {int(axis)} is out of range for params of rank {rank}")
+        raise BadInput("axis", _axis_problem(int(axis), rank))
     axis = int(axis) % rank
     bd = batch_dims if batch_dims >= 0 else batch_dims + indices.ndim
     if not 0 <= bd <= min(axis, indices.ndim):
@@ -71,7 +79,7 @@ def take_rows(params, indices, axis=0, batch_dims=0):
     if params.shape[:bd] != indices.shape[:bd]:
         raise BadInput("indices", f"batch dimensions of params {params.shape[:bd]} and indices "
                                   f"{indices.shape[:bd]} differ")
-    ids.check_in_range(indices, 0, params.shape[axis])
+    ids.check_in_range(indices, 0, params.shape[axis], phrase=ids.NOT_IN)
     if batch_dims == 0:
         if axis == 0:    # whole rows, copied by parallel threads when large
             return gather_kernels.take_rows(params, indices.reshape(-1)).reshape(indices.shape + params.shape[1:])
@@ -96,8 +104,10 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
 
     Returns shape `params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis+1:]`.
     An index outside [0, params.shape[axis]) raises InvalidArgumentError. The gradient for params
-    is an IndexedSlices when axis is 0 and batch_dims is 0.
+    is an IndexedSlices when axis is 0 and batch_dims is 0. `batch_dims=None` means 0, as in TF.
     """
+    if batch_dims is None:
+        batch_dims = 0
     if axis is None:
         axis = batch_dims
     if hasattr(params, "sparse_read") and axis == 0 and batch_dims == 0:

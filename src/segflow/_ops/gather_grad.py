@@ -23,6 +23,12 @@ def _gather_grad(op, grad):
     params_shape = so.shape(params, out_type=dtypes.int64)
     axis_value = tensor_util.constant_value(axis)
     batch_dims = op.get_attr("batch_dims")
+    if batch_dims < 0:
+        if indices.shape.rank is None:
+            raise ValueError(f"Currently, it is unsupported to take the gradient of tf.gather when batch_dims < 0 "
+                             f"and the rank of the indices is unknown (op '{op.name}', batch_dims={batch_dims}): "
+                             "pass a non-negative batch_dims, or give indices a known rank (ensure_shape)")
+        batch_dims += indices.shape.rank
     axis0 = axis_value is not None and int(axis_value) == 0 and batch_dims == 0
     if isinstance(grad, IndexedSlices):
         if axis0:
@@ -40,10 +46,10 @@ def _gather_grad(op, grad):
                 None, None]
     # Other axes: move the gathered axis to the front, sum rows by index, move it back.
     rank = params.shape.rank
-    if axis_value is None or rank is None:
-        raise NotImplementedError("gather gradient along an axis unknown at graph-build time")
+    if axis_value is None or rank is None or indices.shape.rank is None:
+        return [_dynamic_gather_grad(params, indices, axis, axis_value, batch_dims, grad), None, None]
     a = int(axis_value) % rank
-    bd = batch_dims if batch_dims >= 0 else batch_dims + indices.shape.rank
+    bd = batch_dims
     if bd:
         return [_batched_gather_grad(op, grad, a, bd), None, None]
     idx_rank = indices.shape.rank
@@ -80,6 +86,48 @@ def _batched_gather_grad(op, grad, a, bd):
     summed = segment_ops.unsorted_segment_sum(g_flat, flat_idx, cw.multiply(batch[0], n))
     summed = so.reshape(summed, p_moved_shape)
     inverse = [perm_p.index(i) for i in range(rank)]
+    return transpose_ops.transpose(summed, inverse)
+
+
+def _dynamic_gather_grad(params, indices, axis, axis_value, bd, grad):
+    """The gradient for params when the rank of params or of indices, or the axis, is known only
+    when the graph runs: the steps of the static paths, on shape tensors. grad, of shape
+    params[:a] + indices[bd:] + params[a+1:], has the indices dims merged into one (N), that dim
+    moved next to the batch dims, is summed by index (offset by batch number times params[a]),
+    and moved back."""
+    grad = convert_to_tensor(grad)
+    i64 = dtypes.int64
+    p_shape = so.shape(params, out_type=i64)
+    r = so.size(p_shape, out_type=i64)
+    if axis_value is not None and int(axis_value) >= 0:
+        a = int(axis_value)
+    else:   # a negative or unknown axis counts from the end
+        a = cw.floormod(cast_ops.cast(axis if axis_value is None else int(axis_value), i64), r)
+
+    def dims(lo, hi):
+        return range_(lo, hi, dtype=i64)
+
+    def vec(x):
+        return so.reshape(cast_ops.cast(x, i64), [1])
+
+    n = gather(p_shape, a)                                               # params.shape[a]
+    values = so.reshape(grad, join_ops.concat([gather(p_shape, dims(0, a)), vec(-1),
+                                               gather(p_shape, dims(a + 1, r))], 0))
+    perm = join_ops.concat([dims(0, bd), vec(a), dims(bd, a), dims(a + 1, r)], 0)
+    moved = transpose_ops.transpose(values, perm)      # [batch..., N, params[bd:a]..., params[a+1:]...]
+    rest = gather(so.shape(moved, out_type=i64), dims(bd + 1, r))
+    if bd == 0:
+        summed = segment_ops.unsorted_segment_sum(moved, so.reshape(indices, [-1]), n)
+    else:
+        batch_shape = gather(p_shape, dims(0, bd))
+        batch = reduce_prod(batch_shape)
+        rows = so.reshape(moved, join_ops.concat([vec(-1), rest], 0))
+        idx = so.reshape(cast_ops.cast(indices, i64), join_ops.concat([vec(batch), vec(-1)], 0))
+        offsets = so.reshape(cw.multiply(range_(0, batch, dtype=i64), n), [-1, 1])
+        flat_idx = so.reshape(cw.add(idx, offsets), [-1])
+        summed = segment_ops.unsorted_segment_sum(rows, flat_idx, cw.multiply(batch, n))
+        summed = so.reshape(summed, join_ops.concat([batch_shape, vec(n), rest], 0))
+    inverse = join_ops.concat([dims(0, bd), dims(bd + 1, a + 1), vec(bd), dims(a + 1, r)], 0)
     return transpose_ops.transpose(summed, inverse)
 
 

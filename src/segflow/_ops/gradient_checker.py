@@ -36,6 +36,15 @@ def _theoretical(x, x_shape, x_data, y, y_shape, sess, extra_feed):
     grad = gradients_lib.gradients(y, x, grad_ys=dy)[0]
     if grad is None:
         return jac
+    if x_size == 0 or y_size == 0:
+        # No column to fill: still run the gradient once, to check that it has x's shape.
+        feed = {x: x_data, dy: np.zeros(y_shape, dtype=y.dtype.as_numpy_dtype)}
+        feed.update(extra_feed)
+        g = sess.run(grad, feed)
+        got = g.dense_shape if isinstance(g, IndexedSlicesValue) else np.shape(g)
+        if tuple(got) != tuple(x_data.shape):
+            raise ValueError(f"Empty gradient has wrong shape: expected {tuple(x_data.shape)}, got {tuple(got)}")
+        return jac
     dy_data = np.zeros(y_shape, dtype=y.dtype.as_numpy_dtype)
     flat = dy_data.reshape(-1)
     cols = [(i, 1) for i in range(y_size)] + ([(i, 1j) for i in range(y_size)] if y.dtype.is_complex else [])

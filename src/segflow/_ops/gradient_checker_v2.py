@@ -84,7 +84,10 @@ def _jacobians(f, xs, i, delta, runner):
     y_size = y0.size
     y_complex = np.iscomplexobj(y0)
     x_complex = np.iscomplexobj(x)
-    real = np.finfo(x.dtype).dtype if not x_complex else np.real(x).dtype
+    # the Jacobians' dtype: x's own for floats (bfloat16, which np.finfo does not know, included),
+    # the real part's for complex x; np.finfo refuses the rest (integers) as before
+    real = np.real(x).dtype if x_complex else (x.dtype if dtypes.from_numpy(x.dtype).is_floating
+                                                else np.finfo(x.dtype).dtype)
     rows = 2 * x_size if x_complex else x_size
     cols = 2 * y_size if y_complex else y_size
     theory = np.zeros((rows, cols), real)

@@ -11,7 +11,7 @@ from segflow._core import backward as backward_lib
 from segflow._core import mode as context
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor, convert_to_tensor_or_indexed_slices
-from segflow._core.graph import colocate_with, name_scope
+from segflow._core.graph import colocate_with, get_default_graph, name_scope
 from segflow._core.tensor import Tensor, _Reference
 from segflow._core.backward import AggregationMethod, UnconnectedGradients, _check_aggregation_method
 from segflow._ops import shape as array_ops
@@ -47,8 +47,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
       stop_gradients: tensors treated as constants (no gradient flows through them).
       unconnected_gradients: "none" (default) gives None for an x that ys do not depend on; "zero"
         gives zeros.
-      colocate_gradients_with_ops, gate_gradients: accepted for compatibility (placement and gating
-        do not change results on one CPU).
+      colocate_gradients_with_ops: place each op's gradient ops (and the sum of the gradients that
+        reach an op's output) with that op (recorded placement; results are the same).
+      gate_gradients: accepted for compatibility (gating does not change results on one CPU).
     Returns:
       A list with one gradient (Tensor, IndexedSlices or None) per x.
     Raises:
@@ -83,14 +84,18 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 gy = convert_to_tensor_or_indexed_slices(gy, dtype=y.dtype)
             seeds.append(gy)
 
+        graph = get_default_graph()
+
         def scope(op):
+            # Each op's gradient ops sit under `<op>_grad` and record `op` as their `_original_op`.
             if colocate_gradients_with_ops:
-                return _both(name_scope(op.name + "_grad"), colocate_with(op))
-            return name_scope(op.name + "_grad")
+                return _all(name_scope(op.name + "_grad"), graph._original_op(op), colocate_with(op))
+            return _all(name_scope(op.name + "_grad"), graph._original_op(op))
 
         between = backward_lib.graph_ops_between(ys, stop_ids - {id(x) for x in xs})
         result = backward_lib.backward(between, ys, seeds, xs, stop_ids=stop_ids,
-                                       aggregation_method=aggregation_method, build_scope=scope)
+                                       aggregation_method=aggregation_method, build_scope=scope,
+                                       colocate_aggregation=bool(colocate_gradients_with_ops))
         for i, (g, x, given) in enumerate(zip(result, xs, given_xs)):
             if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
                 # zeros like the variable's value, not like its resource handle
@@ -99,8 +104,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 
 
 @contextlib.contextmanager
-def _both(a, b):
-    with a, b:
+def _all(*contexts):
+    with contextlib.ExitStack() as stack:
+        for c in contexts:
+            stack.enter_context(c)
         yield
 
 

@@ -205,7 +205,17 @@ def _infer_tile(op, input, multiples):
     m = tensor_util.constant_value(multiples)
     rank = input.shape.rank
     if m is None:
-        return [TensorSpec(input.dtype, tensor_shape.unknown_shape(rank))]
+        # Some entries may still be known (multiples packed from constants and tensors).
+        partial = tensor_util.constant_value_as_shape(multiples)
+        if partial.rank is None:
+            return [TensorSpec(input.dtype, tensor_shape.unknown_shape(rank))]
+        if rank is not None and partial.rank != rank:
+            raise errors.invalid_input(op, "multiples", f"has {partial.rank} entries, expected one per "
+                                       f"dimension of {input.shape}")
+        if rank is None:
+            return [TensorSpec(input.dtype, tensor_shape.unknown_shape(partial.rank))]
+        return [TensorSpec(input.dtype, [None if d is None or k is None else d * k
+                                         for d, k in zip(input.shape.as_list(), partial.as_list())])]
     m = np.asarray(m).reshape(-1)
     if rank is not None and m.size != rank:
         raise errors.invalid_input(op, "multiples", f"has {m.size} entries, expected one per dimension of "

@@ -13,7 +13,12 @@ _ADJOINT = {"": "H", "H": "", "T": "C", "C": "T"}     # op(X)^H as an op of X
 
 
 def _mm(x, x_op, y, y_op):
-    """op_x(x) @ op_y(y) with one matmul (a conjugate-only operand is conjugated first)."""
+    """op_x(x) @ op_y(y) with one matmul (a conjugate-only operand is conjugated first). For real
+    operands the adjoint is the transpose, and is spelled so (`transpose_a`, as TF's gradient)."""
+    if not x.dtype.is_complex:
+        x_op = {"H": "T", "C": ""}.get(x_op, x_op)
+    if not y.dtype.is_complex:
+        y_op = {"H": "T", "C": ""}.get(y_op, y_op)
     if x_op == "C":
         x, x_op = cw.conj(x), ""
     if y_op == "C":

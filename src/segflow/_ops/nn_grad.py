@@ -2,7 +2,9 @@
 from segflow._core.convert import convert_to_tensor
 from segflow._core.registry import RegisterGradient
 from segflow._ops import elementwise as cw
+from segflow._core.apply import apply_op
 from segflow._ops import nn
+from segflow._ops import nn_conv
 from segflow._ops import reduce as ro
 from segflow._ops import shape as so
 from segflow._ops import cast as cast_ops
@@ -89,3 +91,65 @@ def _bias_add_grad(op, grad):
     else:
         axes = range_(0, rank - 1)
     return grad, ro.reduce_sum(grad, axes)
+
+
+# -- convolution and max pooling (nn_conv.py)
+def _conv_attrs(op):
+    """The geometry attrs of a Conv2D-family op, as the public functions take them."""
+    padding = op.get_attr("padding")
+    explicit = list(op.get_attr("explicit_paddings"))
+    if padding == "EXPLICIT":
+        padding = [explicit[i:i + 2] for i in range(0, 8, 2)]
+    return dict(strides=op.get_attr("strides"), padding=padding, data_format=op.get_attr("data_format"),
+                dilations=op.get_attr("dilations"))
+
+
+@RegisterGradient("Conv2D")
+def _conv2d_grad(op, grad):
+    x, f = op.inputs
+    attrs = _conv_attrs(op)
+    return (nn_conv.conv2d_backprop_input(so.shape(x), f, grad, **attrs),
+            nn_conv.conv2d_backprop_filter(x, so.shape(f), grad, **attrs))
+
+
+@RegisterGradient("Conv2DBackpropInput")
+def _conv2d_backprop_input_grad(op, grad):
+    # dx = conv^T(dy, f) is linear in f and dy: d/ddy = conv(grad, f), d/df = filter grad of conv(grad, .)
+    _, f, dy = op.inputs
+    attrs = _conv_attrs(op)
+    return (None, nn_conv.conv2d_backprop_filter(grad, so.shape(f), dy, **attrs),
+            nn_conv.conv2d(grad, f, **attrs))
+
+
+@RegisterGradient("Conv2DBackpropFilter")
+def _conv2d_backprop_filter_grad(op, grad):
+    x, _, dy = op.inputs
+    attrs = _conv_attrs(op)
+    return (nn_conv.conv2d_backprop_input(so.shape(x), grad, dy, **attrs), None,
+            nn_conv.conv2d(x, grad, **attrs))
+
+
+def _pool_attrs(op):
+    return dict(ksize=op.get_attr("ksize"), strides=op.get_attr("strides"), padding=op.get_attr("padding"),
+                data_format=op.get_attr("data_format"))
+
+
+@RegisterGradient("MaxPool")
+def _max_pool_grad(op, grad):
+    return nn_conv.max_pool_grad(op.inputs[0], op.outputs[0], grad, **_pool_attrs(op))
+
+
+@RegisterGradient("MaxPoolGrad")
+def _max_pool_grad_grad(op, grad):
+    # The pooled gradient is linear in `grad`: its transpose picks each window's maximum position.
+    x, y, _ = op.inputs
+    attrs = _pool_attrs(op)
+    return (so.zeros_like(x), so.zeros_like(y),
+            apply_op("MaxPoolGradGrad", x, y, grad, ksize=attrs["ksize"], strides=attrs["strides"],
+                     padding=attrs["padding"], data_format=attrs["data_format"]))
+
+
+@RegisterGradient("MaxPoolGradGrad")
+def _max_pool_grad_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    return (so.zeros_like(x), so.zeros_like(y), nn_conv.max_pool_grad(x, y, grad, **_pool_attrs(op)))

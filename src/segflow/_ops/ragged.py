@@ -1,18 +1,17 @@
 """RaggedTensor: rows of different lengths, stored as flat values plus row partitions (TF's
-`tf.RaggedTensor`), and the ops that build, convert and reduce it.
+`tf.RaggedTensor`).
 
 A RaggedTensor of ragged rank 1 is `values` (a tensor whose first dimension is all rows' elements
 laid end to end) and `row_splits` (int64 or int32, `nrows + 1` entries, starting at 0, never
 decreasing, ending at `len(values)`): row i is `values[row_splits[i]:row_splits[i + 1]]`. A higher
 ragged rank nests: `values` is itself a RaggedTensor. Every row-partition encoding TF accepts
 (`from_row_lengths`, `from_value_rowids`, `from_row_starts`, `from_row_limits`, nested forms,
-`from_tensor`, `from_sparse`) is converted to row_splits once, at construction.
+`from_tensor`, `from_sparse`) is converted to row_splits once, at construction; a partition whose
+values are known then is checked then, any other by an op when it runs.
 
-The row partition of a ragged row is exactly a segment-id vector (`value_rowids`), so the reductions
-along a ragged axis are segment reductions (`reduce_sum(rt, axis=1)` is
-`unsorted_segment_sum(values, value_rowids, nrows)`), and their gradients are the segment ones.
-Everything is built from ops, so it works eagerly, in graphs and under a tape; the gradient of a
-result with respect to `flat_values` flows through those ops.
+Everything is built from ops (`ragged_ops`), so it works eagerly, in graphs and under a tape; the
+gradient of a result with respect to `flat_values` flows through those ops. The ops over ragged
+tensors (reductions, boolean_mask, range, ...) are in `ragged_math`, `constant` in `ragged_factory`.
 """
 import numpy as np
 
@@ -21,181 +20,19 @@ from segflow._core import mode as context
 from segflow._core.apply import apply_op
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
-from segflow._core.registry import RegisterGradient, NotDifferentiable, TensorSpec, register_op
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
 from segflow.kernels import BadInput
-from segflow._ops import cast as cast_ops, elementwise as cw, gather as gather_ops, join as join_ops
-from segflow._ops import reduce as reduce_ops, scatter as scatter_ops, segment as segment_ops
+from segflow._ops import cast as cast_ops, elementwise as cw, join as join_ops
+from segflow._ops import reduce as reduce_ops, scatter as scatter_ops
 from segflow._ops import shape as shape_ops, sort as sort_ops
+from segflow._ops.ragged_ops import SPLITS_DTYPES as _SPLITS, as_index as _as_index, check_ragged_right, \
+    check_splits, row_splits_to_segment_ids, segment_ids_to_row_splits, validate_splits
+from segflow._ops.ragged_value import RaggedTensorValue, RowPartitioned
 from segflow._ops.sequence import range as range_
 from segflow._ops.sparse_tensor import SparseTensor
 
-__all__ = ["RaggedTensor", "RaggedTensorValue", "constant", "constant_value", "is_ragged",
-           "row_splits_to_segment_ids", "segment_ids_to_row_splits", "map_flat_values",
-           "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "boolean_mask",
-           "ragged_range", "stack_dynamic_partitions"]
-
-_SPLITS = (dtypes.int32, dtypes.int64)
-
-
-# ----------------------------------------------------------------------------------------------
-# The ops: row partitions <-> segment ids, and ragged -> sparse.
-
-def _check_splits(splits, input_name="row_splits"):
-    if splits.ndim != 1 or splits.size == 0:
-        raise BadInput(input_name, f"must be a non-empty vector, got shape {list(splits.shape)}")
-    if splits[0] != 0:
-        raise BadInput(input_name, f"must start with 0, got {int(splits[0])}")
-    steps = np.diff(splits)
-    if steps.size and steps.min() < 0:
-        at = int(np.argmax(steps < 0))
-        raise BadInput(input_name, f"must not decrease, but row_splits[{at + 1}] = {int(splits[at + 1])} < "
-                       f"row_splits[{at}] = {int(splits[at])}")
-
-
-def _infer_rowids(op, row_splits):
-    if row_splits.shape.rank not in (None, 1):
-        raise errors.invalid_input(op, "row_splits", f"must be a vector, got shape {row_splits.shape}")
-    return [TensorSpec(row_splits.dtype, [None])]
-
-
-def _rowids_kernel(row_splits):
-    _check_splits(row_splits)
-    return np.repeat(np.arange(row_splits.size - 1, dtype=row_splits.dtype), np.diff(row_splits))
-
-
-register_op("RaggedRowSplitsToSegmentIds", inputs=("row_splits",), attrs={"T": "row_splits"},
-            allowed={"T": _SPLITS}, infer=_infer_rowids, kernel=_rowids_kernel)
-NotDifferentiable("RaggedRowSplitsToSegmentIds")
-
-
-def _infer_splits(op, segment_ids, num_segments, out_type=dtypes.int64):
-    if segment_ids.shape.rank not in (None, 1):
-        raise errors.invalid_input(op, "segment_ids", f"must be a vector, got shape {segment_ids.shape}")
-    n = segment_ops.static_count(op, num_segments, "num_segments")
-    return [TensorSpec(out_type, [None if n is None else n + 1])]
-
-
-def _splits_kernel(segment_ids, num_segments, out_type=dtypes.int64):
-    if np.ndim(num_segments) != 0:
-        raise BadInput("num_segments", f"must be a scalar, got shape {list(np.shape(num_segments))}")
-    n = int(num_segments)
-    if n < 0:
-        raise BadInput("num_segments", f"must be >= 0, got {n}")
-    ids = segment_ids
-    if ids.size:
-        if ids.min() < 0 or ids.max() >= n:
-            bad = int(np.argmax((ids < 0) | (ids >= n)))
-            raise BadInput("segment_ids", f"segment_ids[{bad}] = {int(ids[bad])} is not in [0, {n})")
-        steps = np.diff(ids)
-        if steps.size and steps.min() < 0:
-            at = int(np.argmax(steps < 0)) + 1
-            raise BadInput("segment_ids", f"must be sorted, but segment_ids[{at}] = {int(ids[at])} < "
-                           f"segment_ids[{at - 1}] = {int(ids[at - 1])}")
-    counts = np.bincount(ids.astype(np.int64), minlength=n)
-    out = np.zeros(n + 1, out_type.as_numpy_dtype)
-    np.cumsum(counts, out=out[1:])
-    return out
-
-
-register_op("RaggedSegmentIdsToRowSplits", inputs=("segment_ids", "num_segments"),
-            attrs={"T": "segment_ids", "Tnum": "num_segments"},
-            allowed={"T": _SPLITS, "Tnum": _SPLITS}, infer=_infer_splits, kernel=_splits_kernel,
-            defaults={"out_type": dtypes.int64})
-NotDifferentiable("RaggedSegmentIdsToRowSplits")
-
-
-def _infer_to_sparse(op, rt_nested_splits, rt_dense_values):
-    ragged_rank = len(rt_nested_splits)
-    values = rt_dense_values.shape
-    rank = None if values.rank is None else ragged_rank + values.rank
-    return [TensorSpec(dtypes.int64, [None, rank]), TensorSpec(rt_dense_values.dtype, [None]),
-            TensorSpec(dtypes.int64, [rank])]
-
-
-def _to_sparse_kernel(rt_nested_splits, rt_dense_values):
-    """Row-major (indices, values, dense_shape) of a ragged tensor given its nested splits."""
-    values = rt_dense_values
-    inner = values.shape[1:]
-    # positions of every flat value along each ragged dimension, innermost first
-    n = values.shape[0]
-    index_cols = []
-    pos = np.arange(n, dtype=np.int64)
-    widths = []
-    for k, splits in reversed(list(enumerate(rt_nested_splits))):
-        _check_splits(splits, f"rt_nested_splits[{k}]")
-        splits = splits.astype(np.int64)
-        if splits[-1] != n:
-            raise BadInput(f"rt_nested_splits[{k}]", f"the last split ({int(splits[-1])}) must equal the "
-                           f"number of values it partitions ({n})")
-        rowids = np.repeat(np.arange(splits.size - 1, dtype=np.int64), np.diff(splits))
-        index_cols.insert(0, pos - splits[rowids[pos]] if pos.size else pos)
-        widths.insert(0, int(np.diff(splits).max()) if splits.size > 1 else 0)
-        pos = rowids[pos] if pos.size else pos
-        n = splits.size - 1
-    index_cols.insert(0, pos)
-    ragged = np.stack(index_cols, axis=1) if index_cols[0].size else np.zeros((0, len(index_cols)), np.int64)
-    if inner:
-        grid = np.indices(inner).reshape(len(inner), -1).T.astype(np.int64)
-        k = grid.shape[0]
-        indices = np.concatenate([np.repeat(ragged, k, axis=0), np.tile(grid, (ragged.shape[0], 1))], axis=1)
-    else:
-        indices = ragged
-    dense_shape = np.asarray([n] + widths + list(inner), np.int64)
-    return [indices.astype(np.int64), values.reshape(-1), dense_shape]
-
-
-register_op("RaggedTensorToSparse", inputs=("rt_nested_splits*", "rt_dense_values"),
-            attrs={"Tsplits": "rt_nested_splits", "T": "rt_dense_values"}, allowed={"Tsplits": _SPLITS},
-            infer=_infer_to_sparse, kernel=_to_sparse_kernel, num_outputs=3)
-
-
-@RegisterGradient("RaggedTensorToSparse")
-def _ragged_to_sparse_grad(op, unused_indices_grad, values_grad, unused_shape_grad):
-    """The sparse values are the flat values in order: their gradient is reshaped back."""
-    flat_values = op.inputs[-1]
-    grad = shape_ops.reshape(values_grad, shape_ops.shape(flat_values))
-    return [None] * (len(op.inputs) - 1) + [grad]
-
-
-def row_splits_to_segment_ids(splits, name=None, out_type=None):
-    """The row of each value: `[0, 2, 2, 3] -> [0, 0, 2]`."""
-    with name_scope(name, "RaggedSplitsToSegmentIds"):
-        splits = convert_to_tensor(splits, dtype=dtypes.int64) if not isinstance(splits, Tensor) else splits
-        ids = apply_op("RaggedRowSplitsToSegmentIds", splits)
-        if out_type is not None and dtypes.as_dtype(out_type) != ids.dtype:
-            ids = cast_ops.cast(ids, out_type)
-        return ids
-
-
-def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
-    """Row splits of sorted segment ids: `[0, 0, 2], num_segments=3 -> [0, 2, 2, 3]`."""
-    with name_scope(name, "SegmentIdsToRaggedSplits"):
-        segment_ids = _as_index(segment_ids, "segment_ids")
-        if out_type is None:
-            out_type = segment_ids.dtype
-        if num_segments is None:
-            num_segments = cw.add(reduce_ops.reduce_max(join_ops.concat(
-                [segment_ids, convert_to_tensor([-1], dtype=segment_ids.dtype)], 0)), 1)
-        num_segments = _as_index(num_segments, "num_segments")
-        return apply_op("RaggedSegmentIdsToRowSplits", segment_ids, num_segments,
-                        out_type=dtypes.as_dtype(out_type))
-
-
-def _as_index(x, what, dtype=None):
-    if isinstance(x, Tensor):
-        if x.dtype not in _SPLITS:
-            raise TypeError(f"{what} must be int32 or int64, got {x.dtype.name}")
-        return x if dtype is None or x.dtype == dtype else cast_ops.cast(x, dtype)
-    if isinstance(x, (list, tuple)) and len(x) == 0:
-        return convert_to_tensor(np.zeros(0, (dtype or dtypes.int64).as_numpy_dtype))
-    if dtype is None:   # Python numbers become int64 (TF's dtype hint for row partitions)
-        dtype = None if isinstance(x, (np.ndarray, np.generic)) else dtypes.int64
-    t = convert_to_tensor(x, dtype=dtype) if dtype is not None else convert_to_tensor(x)
-    if t.dtype not in _SPLITS:
-        raise TypeError(f"{what} must be int32 or int64, got {t.dtype.name}")
-    return t
+__all__ = ["RaggedTensor", "RaggedTensorValue", "is_ragged", "check_same_partition"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -216,7 +53,7 @@ def _static_dim0(values):
     return None if shape.rank is None or shape.rank == 0 else shape.as_list()[0]
 
 
-class RaggedTensor:
+class RaggedTensor(RowPartitioned):
     """A tensor with ragged (variable-length) dimensions: TF's `tf.RaggedTensor`.
 
     Build one with a `from_*` factory or `sf.ragged.constant`; the constructor is internal.
@@ -240,21 +77,20 @@ class RaggedTensor:
             self._validate()
 
     def _validate(self):
+        """Checks the row partition now where its values are known, else adds an op that checks it
+        when it runs (TF's validate=True)."""
         splits = self._row_splits
         if splits.shape.rank not in (None, 1):
             raise ValueError(f"row_splits must be a vector, got shape {splits.shape}")
         n = _static_dim0(self._values)
-        known = tensor_util.constant_value(splits) if not isinstance(splits, EagerTensor) else splits.numpy()
-        if known is None:
-            return
-        known = np.asarray(known)
-        try:
-            _check_splits(known)
-        except BadInput as e:
-            raise errors.InvalidArgumentError(None, None, f"RaggedTensor: {e}") from None
-        if n is not None and int(known[-1]) != n:
-            raise errors.InvalidArgumentError(None, None, f"RaggedTensor: the last row split ({int(known[-1])}) "
-                                              f"must equal the number of values ({n})")
+        known = _known(splits)
+        if known is not None:
+            try:
+                check_splits(np.asarray(known), nvals=n)
+            except BadInput as e:
+                raise errors.InvalidArgumentError(None, None, f"RaggedTensor: {e}") from None
+        if known is None or n is None:
+            self._row_splits = validate_splits(splits, _nrows_of(self._values, splits.dtype))
 
     # ---------------------------------------------------------------- factories
     @classmethod
@@ -369,15 +205,12 @@ class RaggedTensor:
             if rank is not None and rank <= ragged_rank:
                 raise ValueError(f"ragged_rank must be smaller than the rank of the tensor ({rank}), got "
                                  f"{ragged_rank}")
-            if ragged_rank > 1:
-                if lengths is not None:
-                    raise ValueError("from_tensor: lengths with ragged_rank > 1 is not supported; build the "
-                                     "inner rows with from_tensor(..., lengths) and nest them")
+            if ragged_rank > 1:   # dimensions 0 and 1 merged; `lengths` are of the innermost rows
                 dims = shape_ops.shape(tensor, out_type=row_splits_dtype)
                 nrows, ncols = dims[0], dims[1]
                 merged = shape_ops.reshape(tensor, join_ops.concat([shape_ops.reshape(nrows * ncols, [1]),
                                                                     dims[2:]], 0))
-                inner = cls.from_tensor(merged, padding=padding, ragged_rank=ragged_rank - 1,
+                inner = cls.from_tensor(merged, lengths, padding, ragged_rank - 1,
                                         row_splits_dtype=row_splits_dtype)
                 splits = cw.multiply(range_(0, nrows + 1, dtype=row_splits_dtype), ncols)
                 return cls._make(inner, splits, validate=False)
@@ -400,7 +233,11 @@ class RaggedTensor:
                     cw.where_v2(kept, positions + 1, shape_ops.zeros_like(positions)), 1)
             else:
                 lengths = _as_index(lengths, "lengths", row_splits_dtype)
-                lengths = cw.minimum(cw.maximum(lengths, convert_to_tensor(0, dtype=row_splits_dtype)), ncols)
+                if lengths.shape.rank not in (None, 1):
+                    raise ValueError(f"lengths must be a vector, got shape {lengths.shape}")
+            # negative lengths count as 0, longer ones as the whole row (and a row of no columns,
+            # whose reduce_max above is the dtype's lowest value, as 0)
+            lengths = cw.minimum(cw.maximum(lengths, convert_to_tensor(0, dtype=row_splits_dtype)), ncols)
             mask = cw.less(shape_ops.reshape(positions, [1, -1]), shape_ops.reshape(lengths, [-1, 1]))
             values = sort_ops.boolean_mask(tensor, mask)
             splits = join_ops.concat([convert_to_tensor([0], dtype=row_splits_dtype),
@@ -409,8 +246,8 @@ class RaggedTensor:
 
     @classmethod
     def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64):
-        """The ragged tensor of a 2-D SparseTensor whose indices are in row-major order; row i holds
-        the values of sparse row i (the sparse column positions are not kept)."""
+        """The ragged tensor of a 2-D "ragged-right" SparseTensor (row-major indices, each row's
+        values at columns 0, 1, ...; InvalidArgumentError otherwise): row i holds sparse row i."""
         row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
         if not isinstance(st_input, SparseTensor):
             raise TypeError(f"st_input must be a SparseTensor, got {type(st_input).__name__}")
@@ -420,44 +257,13 @@ class RaggedTensor:
         if rank is None or rank != 2:
             raise ValueError("rank(st_input) must be 2.")
         with name_scope(name, "RaggedFromSparse"):
-            rowids = cast_ops.cast(st_input.indices[:, 0], row_splits_dtype)
+            rowids = cast_ops.cast(check_ragged_right(st_input.indices)[:, 0], row_splits_dtype)
             nrows = cast_ops.cast(st_input.dense_shape[0], row_splits_dtype)
             splits = segment_ids_to_row_splits(rowids, nrows, out_type=row_splits_dtype)
             return cls._make(st_input.values, splits, validate=False)
 
-    # ---------------------------------------------------------------- structure
-    @property
-    def values(self):
-        return self._values
-
-    @property
-    def row_splits(self):
-        return self._row_splits
-
-    @property
-    def flat_values(self):
-        v = self._values
-        while isinstance(v, RaggedTensor):
-            v = v.values
-        return v
-
-    @property
-    def nested_row_splits(self):
-        out = [self._row_splits]
-        v = self._values
-        while isinstance(v, RaggedTensor):
-            out.append(v.row_splits)
-            v = v.values
-        return tuple(out)
-
-    @property
-    def ragged_rank(self):
-        return len(self.nested_row_splits)
-
-    @property
-    def dtype(self):
-        return self.flat_values.dtype
-
+    # ---------------------------------------------------------------- structure (values, row_splits,
+    # flat_values, nested_row_splits, ragged_rank and dtype come from RowPartitioned)
     @property
     def row_splits_dtype(self):
         return self._row_splits.dtype
@@ -580,9 +386,15 @@ class RaggedTensor:
                 indices = sort_ops.boolean_mask(indices, keep)
                 values = sort_ops.boolean_mask(values, keep)
                 dense_shape = target
+            # default_value: a scalar, or anything that broadcasts to the flat values' inner shape
             fill = convert_to_tensor(0 if default_value is None else default_value, dtype=self.dtype)
-            base = shape_ops.fill(dense_shape, fill)
-            return scatter_ops.tensor_scatter_nd_update(base, indices, values)
+            base = shape_ops.broadcast_to(fill, dense_shape)
+            out = scatter_ops.tensor_scatter_nd_update(base, indices, values)
+            static = self.shape if shape is None else _static_shape(shape)
+            if not context.executing_eagerly() and static.rank is not None and \
+                    out.shape.is_compatible_with(static):
+                out.set_shape(out.shape.merge_with(static))
+            return out
 
     def to_list(self):
         """Nested Python lists of the values (eager only)."""
@@ -620,9 +432,9 @@ class RaggedTensor:
             if not key:
                 return self
             first, rest = key[0], key[1:]
-            if isinstance(first, slice) and first == slice(None) and rest:
-                raise ValueError("RaggedTensor indexing of inner dimensions with ':' in the first dimension "
-                                 "is not supported; index rows first")
+            if isinstance(first, slice) and rest:
+                raise ValueError("RaggedTensor indexing of inner dimensions after a slice of rows is not "
+                                 "supported; index rows first")
             row = self[first]
             return row[rest] if rest else row
         if isinstance(key, slice):
@@ -638,31 +450,24 @@ class RaggedTensor:
                         f"{type(key).__name__}")
 
     def _row_slice(self, key):
+        """Rows a:b (Python's clipping of a slice's bounds; no step)."""
         if key.step not in (None, 1):
             raise ValueError("RaggedTensor row slices with a step are not supported")
-        n = self.shape.as_list()[0] if self.shape.rank else None
-        a, b = key.start, key.stop
-        if (a is not None and a < 0) or (b is not None and b < 0):
-            if n is None:
-                n_t = self.nrows()
-                a = None if a is None else (a if a >= 0 else n_t + a)
-                b = None if b is None else (b if b >= 0 else n_t + b)
-            else:
-                a, b, _ = slice(a, b).indices(n)
-        a = 0 if a is None else a
-        splits = self._row_splits
-        sub = splits[a:] if b is None else splits[a:b + 1]
-        if n is not None and isinstance(a, int) and (b is None or isinstance(b, int)):
-            a = min(a, n)
-        start = splits[a] if isinstance(a, Tensor) or n is None or a <= n else splits[-1]
-        new_splits = sub - start
-        end = sub[-1]
-        return RaggedTensor._make(self._values[start:end], new_splits, validate=False)
+        n = self._row_splits.shape.as_list()[0] if self._row_splits.shape.rank == 1 else None
+        if n is not None and not isinstance(key.start, Tensor) and not isinstance(key.stop, Tensor):
+            a, b, _ = key.indices(n - 1)
+            b = max(a, b)
+        else:
+            a, b = _clip_bound(key.start, 0, self.nrows()), _clip_bound(key.stop, None, self.nrows())
+            b = cw.maximum(b, a)
+        sub = self._row_splits[a:b + 1]
+        start, end = sub[0], sub[-1]
+        return RaggedTensor._make(self._values[start:end], sub - start, validate=False)
 
     # ---------------------------------------------------------------- elementwise operators
     def _binary(self, other, fn, reverse=False):
         if isinstance(other, RaggedTensor):
-            _check_same_partition(self, other)
+            check_same_partition(self, other)
             a, b = self.flat_values, other.flat_values
         else:
             other = convert_to_tensor(other, dtype=self.dtype) if not isinstance(other, Tensor) else other
@@ -673,48 +478,6 @@ class RaggedTensor:
         if reverse:
             a, b = b, a
         return self.with_flat_values(fn(a, b))
-
-    def __add__(self, other):
-        return self._binary(other, cw.add)
-
-    def __radd__(self, other):
-        return self._binary(other, cw.add, True)
-
-    def __sub__(self, other):
-        return self._binary(other, cw.subtract)
-
-    def __rsub__(self, other):
-        return self._binary(other, cw.subtract, True)
-
-    def __mul__(self, other):
-        return self._binary(other, cw.multiply)
-
-    def __rmul__(self, other):
-        return self._binary(other, cw.multiply, True)
-
-    def __truediv__(self, other):
-        return self._binary(other, cw.truediv)
-
-    def __rtruediv__(self, other):
-        return self._binary(other, cw.truediv, True)
-
-    def __neg__(self):
-        return self.with_flat_values(cw.negative(self.flat_values))
-
-    def __abs__(self):
-        return self.with_flat_values(cw.abs(self.flat_values))
-
-    def __lt__(self, other):
-        return self._binary(other, cw.less)
-
-    def __le__(self, other):
-        return self._binary(other, cw.less_equal)
-
-    def __gt__(self, other):
-        return self._binary(other, cw.greater)
-
-    def __ge__(self, other):
-        return self._binary(other, cw.greater_equal)
 
     __hash__ = None
 
@@ -727,6 +490,21 @@ class RaggedTensor:
         return f"sf.RaggedTensor(values={self._values!r}, row_splits={self._row_splits!r})"
 
     __str__ = __repr__
+
+
+def _operator(fn, reverse=False):
+    return lambda self, other: self._binary(other, fn, reverse)
+
+
+for _name, _fn in (("add", cw.add), ("sub", cw.subtract), ("mul", cw.multiply), ("truediv", cw.truediv),
+                   ("floordiv", cw.floordiv), ("mod", cw.floormod), ("pow", cw.pow), ("and", cw.logical_and),
+                   ("or", cw.logical_or), ("xor", cw.logical_xor)):
+    setattr(RaggedTensor, f"__{_name}__", _operator(_fn))
+    setattr(RaggedTensor, f"__r{_name}__", _operator(_fn, True))
+for _name, _fn in (("lt", cw.less), ("le", cw.less_equal), ("gt", cw.greater), ("ge", cw.greater_equal)):
+    setattr(RaggedTensor, f"__{_name}__", _operator(_fn))
+for _name, _fn in (("neg", cw.negative), ("abs", cw.abs), ("invert", cw.logical_not)):
+    setattr(RaggedTensor, f"__{_name}__", lambda self, fn=_fn: self.with_flat_values(fn(self.flat_values)))
 
 
 def _eager_numpy(values):
@@ -753,385 +531,37 @@ def _shape_vector(shape, like):
     return cast_ops.cast(convert_to_tensor(shape), dtypes.int64)
 
 
-def _check_same_partition(a, b):
+def _clip_bound(i, default, n):
+    """A slice bound as a tensor in [0, n] (None: `default`, or n); negative counts from n."""
+    if i is None:
+        return n if default is None else cast_ops.cast(convert_to_tensor(default), n.dtype)
+    i = cast_ops.cast(convert_to_tensor(i), n.dtype)
+    i = cw.where_v2(cw.less(i, shape_ops.zeros_like(i)), i + n, i)
+    return cw.minimum(cw.maximum(i, shape_ops.zeros_like(i)), n)
+
+
+def _static_shape(shape):
+    """What a to_tensor `shape` argument says statically (None or a negative size: unknown)."""
+    if isinstance(shape, tensor_shape.TensorShape):
+        return shape
+    if isinstance(shape, (list, tuple)):
+        return tensor_shape.TensorShape([d if isinstance(d, (int, np.integer)) and d >= 0 else None for d in shape])
+    return tensor_shape.unknown_shape()
+
+
+def _known(t):
+    return t.numpy() if isinstance(t, EagerTensor) else tensor_util.constant_value(t)
+
+
+def check_same_partition(a, b, depth=None):
+    """Raises InvalidArgumentError where the (first `depth`) row partitions of ragged tensors a and
+    b are known and differ; ValueError where their ragged ranks differ (depth None)."""
     sa, sb = a.nested_row_splits, b.nested_row_splits
-    if len(sa) != len(sb):
+    if depth is None and len(sa) != len(sb):
         raise ValueError(f"RaggedTensors of ragged rank {len(sa)} and {len(sb)} cannot be combined elementwise")
-    for x, y in zip(sa, sb):
-        if isinstance(x, EagerTensor) and isinstance(y, EagerTensor):
-            if x.numpy().shape != y.numpy().shape or not np.array_equal(x.numpy(), y.numpy()):
-                raise errors.InvalidArgumentError(None, None, "Inputs must have identical ragged splits")
-
-
-class RaggedTensorValue:
-    """A RaggedTensor's value in NumPy (what Session.run returns for a RaggedTensor)."""
-
-    def __init__(self, values, row_splits):
-        self._values = values
-        self._row_splits = np.asarray(row_splits)
-
-    @property
-    def values(self):
-        return self._values
-
-    @property
-    def row_splits(self):
-        return self._row_splits
-
-    @property
-    def flat_values(self):
-        v = self._values
-        while isinstance(v, RaggedTensorValue):
-            v = v.values
-        return v
-
-    @property
-    def nested_row_splits(self):
-        out, v = [self._row_splits], self._values
-        while isinstance(v, RaggedTensorValue):
-            out.append(v.row_splits)
-            v = v.values
-        return tuple(out)
-
-    @property
-    def ragged_rank(self):
-        return len(self.nested_row_splits)
-
-    @property
-    def dtype(self):
-        return self.flat_values.dtype
-
-    @property
-    def shape(self):
-        return (self._row_splits.shape[0] - 1, None) + tuple(np.shape(self.flat_values)[1:])
-
-    def row_lengths(self):
-        return np.diff(self._row_splits)
-
-    def value_rowids(self):
-        return np.repeat(np.arange(self._row_splits.size - 1, dtype=self._row_splits.dtype),
-                         np.diff(self._row_splits))
-
-    def nrows(self):
-        return self._row_splits.shape[0] - 1
-
-    def _rows(self):
-        s = self._row_splits
-        return [self._values_slice(int(s[i]), int(s[i + 1])) for i in range(s.size - 1)]
-
-    def _values_slice(self, a, b):
-        v = self._values
-        if isinstance(v, RaggedTensorValue):
-            splits = v.row_splits[a:b + 1]
-            return RaggedTensorValue(v.values_slice_raw(int(splits[0]), int(splits[-1])), splits - splits[0])
-        return v[a:b]
-
-    def values_slice_raw(self, a, b):
-        return self._values_slice_flat(a, b)
-
-    def _values_slice_flat(self, a, b):
-        v = self._values
-        if isinstance(v, RaggedTensorValue):
-            splits = v.row_splits[a:b + 1]
-            return RaggedTensorValue(v._values_slice_flat(int(splits[0]), int(splits[-1])), splits - splits[0])
-        return v[a:b]
-
-    def to_list(self):
-        out = []
-        for row in self._rows():
-            out.append(row.to_list() if isinstance(row, RaggedTensorValue) else np.asarray(row).tolist())
-        return out
-
-    def numpy(self):
-        rows = self._rows()
-        out = np.empty(len(rows), dtype=object)
-        for i, row in enumerate(rows):
-            out[i] = row.numpy() if isinstance(row, RaggedTensorValue) else np.asarray(row)
-        return out
-
-    def __repr__(self):
-        return f"tf.RaggedTensorValue(values={self._values!r}, row_splits={self._row_splits!r})"
-
-
-# ----------------------------------------------------------------------------------------------
-# constant: nested Python lists -> RaggedTensor
-
-def _depth(x):
-    if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0):
-        return 1 + max((_depth(e) for e in x), default=0)
-    return 0
-
-
-def _scalar_depths(x, d, out):
-    if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0):
-        for e in x:
-            _scalar_depths(e, d + 1, out)
-    else:
-        out.add(d)
-
-
-def _ragged_parts(pylist, dtype, ragged_rank, inner_shape):
-    """(flat values as a NumPy-convertible list, nested splits as int lists) of `pylist`."""
-    depths = set()
-    _scalar_depths(pylist, 0, depths)
-    if len(depths) > 1:
-        raise ValueError("all scalar values must have the same nesting depth")
-    scalar_depth = depths.pop() if depths else None
-    max_depth = _depth(pylist)
-    if scalar_depth is not None and scalar_depth != max_depth:
-        raise ValueError("all scalar values must have the same nesting depth")
-    inner_rank = len(inner_shape) if inner_shape is not None else None
-    if ragged_rank is None:
-        if inner_rank is None:
-            inner_rank = 0
-        ragged_rank = max(1, max_depth - 1 - inner_rank)
-    if inner_rank is None:
-        inner_rank = max(0, max_depth - 1 - ragged_rank)
-    if scalar_depth is not None and ragged_rank + inner_rank + 1 != max_depth:
-        raise ValueError(f"pylist has scalar values at depth {max_depth}, but ragged_rank={ragged_rank} "
-                         f"requires scalar values at depth {ragged_rank + inner_rank + 1}")
-    level = [pylist]
-    splits = []
-    for _ in range(ragged_rank + 1):
-        row_splits = [0]
-        nxt = []
-        for row in level:
-            if not isinstance(row, (list, tuple, np.ndarray)):
-                raise ValueError("pylist is not nested deeply enough for ragged_rank")
-            nxt.extend(row)
-            row_splits.append(len(nxt))
-        splits.append(row_splits)
-        level = nxt
-    # the first level is the single-row wrapper added above
-    return level, splits[1:], inner_rank
-
-
-def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=dtypes.int64):
-    """A RaggedTensor from nested Python lists: `constant([[1, 2], [3]])` has rows [1, 2] and [3].
-
-    The last `len(inner_shape)` dimensions are uniform (each flat value an array of that shape);
-    the others, but the first, are ragged. A pylist with no nesting gives a plain tensor.
-    """
-    row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
-    if isinstance(pylist, RaggedTensorValue):
-        pylist = pylist.to_list()
-    with name_scope(name, "RaggedConstant"):
-        if _depth(pylist) == 0:
-            return convert_to_tensor(pylist, dtype=dtype)
-        flat, splits, inner_rank = _ragged_parts(pylist, dtype, ragged_rank, inner_shape)
-        if flat:
-            values = convert_to_tensor(flat, dtype=dtype)
-        else:
-            shape = [0] + list(inner_shape or [])
-            values = convert_to_tensor(np.zeros(shape, (dtypes.as_dtype(dtype) if dtype is not None
-                                                        else dtypes.float32).as_numpy_dtype))
-        if inner_shape is not None and values.shape.rank is not None and \
-                values.shape.as_list()[1:] != list(inner_shape):
-            values = shape_ops.reshape(values, [-1] + list(inner_shape))
-        nested = [convert_to_tensor(np.asarray(s, row_splits_dtype.as_numpy_dtype)) for s in splits]
-        return RaggedTensor.from_nested_row_splits(values, nested, validate=False)
-
-
-def constant_value(pylist, dtype=None, ragged_rank=None, inner_shape=None, row_splits_dtype="int64"):
-    """constant() as a RaggedTensorValue of NumPy arrays."""
-    if _depth(pylist) == 0:
-        return np.asarray(pylist, dtype)
-    flat, splits, _ = _ragged_parts(pylist, dtype, ragged_rank, inner_shape)
-    values = np.asarray(flat, dtype) if flat else np.zeros([0] + list(inner_shape or []), dtype or np.float64)
-    out = values
-    for s in reversed(splits):
-        out = RaggedTensorValue(out, np.asarray(s, np.dtype(row_splits_dtype)))
-    return out
-
-
-# ----------------------------------------------------------------------------------------------
-# ops over ragged tensors
-
-def map_flat_values(op, *args, **kwargs):
-    """`op` applied to the flat values of the ragged arguments (all with one row partition); the
-    result has that partition."""
-    partition = None
-    flat_args = []
-    for a in args:
-        if isinstance(a, RaggedTensor):
-            if partition is None:
-                partition = a
-            else:
-                _check_same_partition(partition, a)
-            flat_args.append(a.flat_values)
-        else:
-            flat_args.append(a)
-    flat_kwargs = {}
-    for k, a in kwargs.items():
-        if isinstance(a, RaggedTensor):
-            if partition is None:
-                partition = a
-            else:
-                _check_same_partition(partition, a)
-            flat_kwargs[k] = a.flat_values
-        else:
-            flat_kwargs[k] = a
-    if partition is None:
-        return op(*flat_args, **flat_kwargs)
-    return partition.with_flat_values(op(*flat_args, **flat_kwargs))
-
-
-_SEGMENT_REDUCERS = {
-    "sum": segment_ops.unsorted_segment_sum,
-    "max": segment_ops.unsorted_segment_max,
-    "min": segment_ops.unsorted_segment_min,
-    "prod": segment_ops.unsorted_segment_prod,
-}
-_DENSE_REDUCERS = {"sum": reduce_ops.reduce_sum, "max": reduce_ops.reduce_max, "min": reduce_ops.reduce_min,
-                   "prod": reduce_ops.reduce_prod, "mean": reduce_ops.reduce_mean}
-
-
-def _reduce(kind, rt, axis, keepdims, name):
-    if not isinstance(rt, RaggedTensor):
-        return _DENSE_REDUCERS[kind](rt, axis, keepdims=keepdims, name=name)
-    with name_scope(name, "RaggedReduce" + kind.capitalize()):
-        rank = rt.shape.rank
-        if axis is None:
-            return _DENSE_REDUCERS[kind](rt.flat_values, None, keepdims=False)
-        if isinstance(axis, (list, tuple)):
-            axes = sorted({(a + rank if a < 0 else a) for a in axis}, reverse=True)
-            out = rt
-            for a in axes:
-                out = _reduce(kind, out, a, keepdims, None)
-            return out
-        if axis < 0:
-            if rank is None:
-                raise ValueError("a negative axis needs a ragged tensor of known rank")
-            axis += rank
-        if keepdims:
-            raise ValueError("keepdims=True is not supported for ragged reductions")
-        if axis == 0:
-            # row k of the result combines position k of every row: segment by position
-            if kind == "mean":
-                total = _reduce("sum", rt, 0, False, None)
-                count = _reduce("sum", rt.with_flat_values(shape_ops.ones_like(rt.flat_values)), 0, False, None)
-                return _map2(_mean_of, total, count)
-            values = rt.values
-            rowids = rt.value_rowids()
-            positions = range_(0, shape_ops.shape(rowids, out_type=rowids.dtype)[0], dtype=rowids.dtype) - \
-                gather_ops.gather(rt.row_splits, rowids)
-            width = reduce_ops.reduce_max(join_ops.concat([rt.row_lengths(), convert_to_tensor(
-                [0], dtype=rowids.dtype)], 0))
-            if isinstance(values, RaggedTensor):
-                raise ValueError("reducing axis 0 of a ragged tensor of ragged rank > 1 is not supported")
-            return _SEGMENT_REDUCERS[kind](values, positions, width)
-        if axis == 1:
-            nrows = rt.nrows()
-            rowids = rt.value_rowids()
-            values = rt.values
-            if isinstance(values, RaggedTensor):
-                # the rows of `values` combine by position within each outer row
-                raise ValueError("reducing axis 1 of a ragged tensor of ragged rank > 1 is not supported")
-            if kind == "mean":
-                total = segment_ops.unsorted_segment_sum(values, rowids, nrows)
-                count = segment_ops.unsorted_segment_sum(shape_ops.ones_like(values), rowids, nrows)
-                return _mean_of(total, count)
-            return _SEGMENT_REDUCERS[kind](values, rowids, nrows)
-        # an inner axis: reduce inside the values
-        return rt.with_values(_reduce(kind, rt.values, axis - 1, keepdims, None))
-
-
-def _mean_of(total, count):
-    """total / count, 0 where count is 0; integers divide truncating (as TF's integer mean)."""
-    if total.dtype.is_floating or total.dtype.is_complex:
-        return cw.div_no_nan(total, count)
-    return cw.truncatediv(total, cw.maximum(count, shape_ops.ones_like(count)))
-
-
-def _map2(fn, a, b):
-    if isinstance(a, RaggedTensor):
-        return a.with_flat_values(fn(a.flat_values, b.flat_values if isinstance(b, RaggedTensor) else b))
-    return fn(a, b)
-
-
-def reduce_sum(input_tensor, axis=None, keepdims=None, name=None):
-    """Sum along `axis` of a ragged tensor: along the ragged axis 1 a segment sum per row (rows
-    without values give 0), along 0 a sum per position."""
-    return _reduce("sum", input_tensor, axis, bool(keepdims), name)
-
-
-def reduce_mean(input_tensor, axis=None, keepdims=None, name=None):
-    return _reduce("mean", input_tensor, axis, bool(keepdims), name)
-
-
-def reduce_max(input_tensor, axis=None, keepdims=None, name=None):
-    """Max along `axis`; an empty row gives the dtype's lowest value (as TF's segment max)."""
-    return _reduce("max", input_tensor, axis, bool(keepdims), name)
-
-
-def reduce_min(input_tensor, axis=None, keepdims=None, name=None):
-    return _reduce("min", input_tensor, axis, bool(keepdims), name)
-
-
-def reduce_prod(input_tensor, axis=None, keepdims=None, name=None):
-    return _reduce("prod", input_tensor, axis, bool(keepdims), name)
-
-
-def boolean_mask(data, mask, name=None):
-    """The elements of `data` where `mask` is true, per row (a ragged mask keeps the ragged rows of
-    data; a dense 2-D mask on dense data gives ragged rows)."""
-    with name_scope(name, "RaggedMask"):
-        if isinstance(mask, RaggedTensor):
-            if not isinstance(data, RaggedTensor):
-                data = RaggedTensor.from_tensor(data, lengths=mask.row_lengths())
-            _check_same_partition(data, mask)
-            keep = mask.flat_values
-            values = sort_ops.boolean_mask(data.flat_values, keep)
-            rowids = gather_ops.gather(data.value_rowids(), cw.where_v2(keep)[:, 0])
-            splits = segment_ids_to_row_splits(rowids, data.nrows(), out_type=data.row_splits.dtype)
-            return RaggedTensor._make(values, splits, validate=False)
-        mask = convert_to_tensor(mask, dtype=dtypes.bool)
-        if mask.shape.rank == 1:
-            return sort_ops.boolean_mask(data, mask)
-        data = convert_to_tensor(data)
-        dense = RaggedTensor.from_tensor(data)
-        return boolean_mask(dense, RaggedTensor.from_tensor(mask))
-
-
-def ragged_range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=dtypes.int64):
-    """Row i is range(starts[i], limits[i], deltas[i]) (scalars broadcast)."""
-    if limits is None:
-        starts, limits = 0, starts
-    with name_scope(name, "RaggedRange"):
-        starts_v = np.asarray(_concrete(starts))
-        limits_v = np.asarray(_concrete(limits))
-        deltas_v = np.asarray(_concrete(deltas))
-        if any(v is None for v in (starts_v, limits_v, deltas_v)):
-            raise ValueError("ragged.range needs starts, limits and deltas whose values are known")
-        starts_v, limits_v, deltas_v = np.broadcast_arrays(starts_v, limits_v, deltas_v)
-        rows = [np.arange(s, l, d) for s, l, d in zip(starts_v.reshape(-1), limits_v.reshape(-1),
-                                                      deltas_v.reshape(-1))]
-        if np.any(deltas_v == 0):
-            raise errors.InvalidArgumentError(None, None, "RaggedRange: Requires delta != 0")
-        dtype = dtypes.as_dtype(dtype) if dtype is not None else convert_to_tensor(
-            starts_v.reshape(-1)[:1].tolist() or [0]).dtype
-        flat = np.concatenate(rows).astype(dtype.as_numpy_dtype) if rows else np.zeros(0, dtype.as_numpy_dtype)
-        splits = np.zeros(len(rows) + 1, dtypes.as_dtype(row_splits_dtype).as_numpy_dtype)
-        np.cumsum([len(r) for r in rows], out=splits[1:])
-        return RaggedTensor.from_row_splits(convert_to_tensor(flat), convert_to_tensor(splits), validate=False)
-
-
-def _concrete(x):
-    if isinstance(x, EagerTensor):
-        return x.numpy()
-    if isinstance(x, Tensor):
-        return tensor_util.constant_value(x)
-    return x
-
-
-def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
-    """Row p holds the elements of `data` whose partition is p, in order (ragged dynamic_partition)."""
-    with name_scope(name, "SegmentStackDynamicPartitions"):
-        data = convert_to_tensor(data)
-        partitions = convert_to_tensor(partitions)
-        order = sort_ops.argsort(partitions, stable=True)
-        values = gather_ops.gather(data, order)
-        rowids = gather_ops.gather(partitions, order)
-        splits = segment_ids_to_row_splits(cast_ops.cast(rowids, dtypes.int64),
-                                           convert_to_tensor(num_partitions, dtype=dtypes.int64))
-        return RaggedTensor._make(values, splits, validate=False)
+    for x, y in list(zip(sa, sb))[:depth]:
+        if x is y:
+            continue
+        kx, ky = _known(x), _known(y)
+        if kx is not None and ky is not None and (np.shape(kx) != np.shape(ky) or not np.array_equal(kx, ky)):
+            raise errors.InvalidArgumentError(None, None, "Inputs must have identical ragged splits")

@@ -140,6 +140,11 @@ def _axis_arg(input_tensor, axis):
                       else np.int64)
 
 
+# Reductions of composite tensors: type -> {op type: fn(x, axis, keepdims, name)}. A module defining a
+# composite registers its reductions here (ragged_math: RaggedTensor), so reduce_sum(rt, 1) works as in TF.
+DISPATCH = {}
+
+
 def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices=None, keep_dims=None):
     if reduction_indices is not None:
         if axis is not None:
@@ -148,6 +153,9 @@ def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices=None,
     if keep_dims is not None:
         keepdims = keep_dims
     if not isinstance(input_tensor, Tensor):
+        table = DISPATCH.get(type(input_tensor))
+        if table is not None and op_type in table:
+            return table[op_type](input_tensor, axis, keepdims, name)
         input_tensor = convert_to_tensor(input_tensor)
     return apply_op(op_type, input_tensor, _axis_arg(input_tensor, axis), keep_dims=bool(keepdims), name=name)
 

@@ -96,8 +96,11 @@ def _cumsum_grad(op, grad):
 def _cumprod_grad(op, grad):
     x, axis = op.inputs
     exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    # d out_j / d x_i = out_j / x_i for each out_j that x_i enters: sum those against grad (conjugated
+    # for complex x, as every gradient here). Not finite where x holds a zero (as TF's formula).
     out = ro.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
-    return cw.truediv(ro.cumsum(grad * out, axis, exclusive=exclusive, reverse=not reverse), x), None
+    summed = ro.cumsum(cw.multiply(grad, cw.conj(out)), axis, exclusive=exclusive, reverse=not reverse)
+    return cw.truediv(summed, cw.conj(x)), None
 
 
 for _t in ("ArgMax", "ArgMin", "Any", "All", "ReducedShape"):

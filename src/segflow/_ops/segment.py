@@ -17,8 +17,9 @@ value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core import fold as tensor_util
-from segflow._core.apply import apply_op
+from segflow._core.apply import apply_op, check_alloc
 from segflow._core.registry import TensorSpec, hooks, register_op
+from segflow._core.tensor import Tensor
 from segflow.kernels import segment
 
 __all__ = [
@@ -30,11 +31,19 @@ __all__ = [
     "sparse_segment_sqrt_n_with_num_segments",
 ]
 
-_SUM_TYPES = dtypes.NUMERIC                       # sum, prod: floats, ints, uints, complex
+_SUM_TYPES = dtypes.NUMERIC                       # sum, prod, mean: floats, ints, uints, complex
 _EXTREME_TYPES = dtypes.REAL_NUMERIC              # max, min
-_MEAN_TYPES = dtypes.FLOATING + dtypes.COMPLEX    # mean, sqrt_n
+_SQRT_N_TYPES = dtypes.FLOATING + dtypes.COMPLEX  # sqrt_n (TF's sqrt refuses integers)
 _SPARSE_SUM_TYPES = dtypes.REAL_NUMERIC           # TF's SparseSegmentSum: real numbers
 _SPARSE_MEAN_TYPES = dtypes.FLOATING              # TF's SparseSegmentMean / SqrtN: floats
+_UNSORTED_IDS = (dtypes.int16,) + dtypes.INDEX    # TF's unsorted ops take int16 segment ids too
+# TF's sparse ops convert Python lists of indices and segment ids as int32 (their attrs' default),
+# so `indices=[]` is an empty int32 vector, not float32.
+_SPARSE_ID_HINTS = {"_dtype_hints": {1: dtypes.int32, 2: dtypes.int32}}
+
+
+def _sparse_hints(indices, segment_ids):
+    return {} if isinstance(indices, Tensor) and isinstance(segment_ids, Tensor) else _SPARSE_ID_HINTS
 
 
 # ----------------------------------------------------------------------------------------------
@@ -52,7 +61,8 @@ def static_count(op, t, name):
         return None
     n = int(n)
     if n < 0:
-        raise errors.invalid_input(op, name, f"{name} = {n} must not be negative")
+        raise errors.invalid_input(op, name, f"Cannot specify a negative value for {name}: {name} = {n} must not "
+                                             "be negative")
     return n
 
 
@@ -60,16 +70,24 @@ def _tail(data, lead):
     return data.shape.as_list()[lead:]
 
 
+def _unsorted_output_dtype(op, data):
+    """data's dtype; for the mean of integers, the float dtype of TF's true division sum / count."""
+    if op.type == "UnsortedSegmentMean" and data.dtype.is_integer:
+        return dtypes.from_numpy(segment.true_division_dtype(data.dtype.np))
+    return data.dtype
+
+
 def _infer_unsorted_segment(op, data, segment_ids, num_segments):
-    if segment_ids.dtype not in dtypes.INDEX:
-        raise errors.invalid_input(op, "segment_ids", f"must be int32 or int64, not {segment_ids.dtype.name}")
+    if segment_ids.dtype not in _UNSORTED_IDS:
+        raise errors.invalid_input(op, "segment_ids", f"must be int16, int32 or int64, not {segment_ids.dtype.name}")
     if not tensor_shape.is_prefix(segment_ids.shape, data.shape):
         raise errors.invalid_input(op, "segment_ids", f"shape {segment_ids.shape} is not a prefix of data's "
                                    f"shape {data.shape}")
     rows = static_count(op, num_segments, "num_segments")
+    dtype = _unsorted_output_dtype(op, data)
     if data.shape.rank is None or segment_ids.shape.rank is None:
-        return [TensorSpec(data.dtype, tensor_shape.unknown_shape())]
-    return [TensorSpec(data.dtype, [rows] + _tail(data, segment_ids.shape.rank))]
+        return [TensorSpec(dtype, tensor_shape.unknown_shape())]
+    return [TensorSpec(dtype, [rows] + _tail(data, segment_ids.shape.rank))]
 
 
 def _sorted_rows(segment_ids):
@@ -79,9 +97,10 @@ def _sorted_rows(segment_ids):
     return 0 if segment_ids.shape.rank == 1 and segment_ids.shape.as_list() == [0] else None
 
 
-def _check_rows_input(op, data):
+def _check_rows_input(op, data, name="data"):
     if data.shape.rank == 0:
-        raise errors.invalid_input(op, "data", f"must be at least 1-D, got shape {data.shape}")
+        raise errors.invalid_input(op, name, f"Shape must be at least rank 1 but is rank 0: {name} is a scalar, "
+                                             "but segments are taken along its first dimension")
 
 
 def _infer_sorted_segment(op, data, segment_ids):
@@ -90,11 +109,8 @@ def _infer_sorted_segment(op, data, segment_ids):
     _check_rows_input(op, data)
     if segment_ids.shape.rank not in (None, 1):
         raise errors.invalid_input(op, "segment_ids", f"must be 1-D, got shape {segment_ids.shape}")
-    if segment_ids.shape.rank == 1 and data.shape.rank is not None:
-        n, m = segment_ids.shape.as_list()[0], data.shape.as_list()[0]
-        if n is not None and m is not None and n != m:
-            raise errors.invalid_input(op, "segment_ids", f"shape {segment_ids.shape} must be 1-D with the length "
-                                       f"of data's first dimension (data shape {data.shape})")
+    # A length of segment_ids that differs from data's first dimension is refused when the op runs
+    # ("segment_ids should be the same size as dimension 0 of data"), as TF's shape function leaves it.
     if data.shape.rank is None:
         return [TensorSpec(data.dtype, tensor_shape.unknown_shape())]
     return [TensorSpec(data.dtype, [_sorted_rows(segment_ids)] + _tail(data, 1))]
@@ -126,8 +142,7 @@ def _infer_sparse_segment(op, data, indices, segment_ids, num_segments=None, spa
 
 
 def _infer_sparse_segment_grad(op, grad, indices, segment_ids, output_dim0):
-    if grad.shape.rank == 0:
-        raise errors.invalid_input(op, "grad", f"must be at least 1-D, got shape {grad.shape}")
+    _check_rows_input(op, grad, "grad")
     _check_sparse_index_inputs(op, indices, segment_ids)
     rows = static_count(op, output_dim0, "output_dim0")
     if grad.shape.rank is None:
@@ -139,23 +154,27 @@ def _infer_sparse_segment_grad(op, grad, indices, segment_ids, output_dim0):
 # Op definitions
 
 
+# The kernels refuse an output too large for memory (check_alloc: ResourceExhaustedError) before
+# allocating it, once its element count is known to fit in int64.
+
+
 def _unsorted_kernel(kind):
     def kernel(data, segment_ids, num_segments):
-        return segment.unsorted_segment_reduce(kind, data, segment_ids, num_segments)
+        return segment.unsorted_segment_reduce(kind, data, segment_ids, num_segments, check_alloc=check_alloc)
     kernel.__name__ = f"unsorted_segment_{kind}"
     return kernel
 
 
 def _sorted_kernel(kind):
     def kernel(data, segment_ids):
-        return segment.sorted_segment_reduce(kind, data, segment_ids)
+        return segment.sorted_segment_reduce(kind, data, segment_ids, check_alloc=check_alloc)
     kernel.__name__ = f"segment_{kind}"
     return kernel
 
 
 def _sparse_kernel(kind):
     def kernel(data, indices, segment_ids, num_segments=None, sparse_gradient=False):
-        return segment.sparse_segment_reduce(kind, data, indices, segment_ids, num_segments)
+        return segment.sparse_segment_reduce(kind, data, indices, segment_ids, num_segments, check_alloc=check_alloc)
     kernel.__name__ = f"sparse_segment_{kind}"
     return kernel
 
@@ -175,8 +194,7 @@ def _sparse_grad_v2_kernel(kind):
 
 
 def _infer_sparse_segment_grad_v2(op, grad, indices, segment_ids, dense_output_dim0):
-    if grad.shape.rank == 0:
-        raise errors.invalid_input(op, "grad", f"must be at least 1-D, got shape {grad.shape}")
+    _check_rows_input(op, grad, "grad")
     _check_sparse_index_inputs(op, indices, segment_ids)
     tail = tensor_shape.unknown_shape() if grad.shape.rank is None else [None] + _tail(grad, 1)
     return [TensorSpec(grad.dtype, tail), TensorSpec(indices.dtype, [None])]
@@ -186,18 +204,18 @@ for _name, _kind, _types in (("UnsortedSegmentSum", "sum", _SUM_TYPES),
                              ("UnsortedSegmentProd", "prod", _SUM_TYPES),
                              ("UnsortedSegmentMax", "max", _EXTREME_TYPES),
                              ("UnsortedSegmentMin", "min", _EXTREME_TYPES),
-                             ("UnsortedSegmentMean", "mean", _MEAN_TYPES),
-                             ("UnsortedSegmentSqrtN", "sqrt_n", _MEAN_TYPES)):
+                             ("UnsortedSegmentMean", "mean", _SUM_TYPES),
+                             ("UnsortedSegmentSqrtN", "sqrt_n", _SQRT_N_TYPES)):
     register_op(_name, inputs=("data", "segment_ids", "num_segments"),
                 attrs={"T": "data", "Tindices": "segment_ids", "Tnumsegments": "num_segments"},
-                allowed={"T": _types, "Tindices": dtypes.INDEX, "Tnumsegments": dtypes.INDEX},
+                allowed={"T": _types, "Tindices": _UNSORTED_IDS, "Tnumsegments": dtypes.INDEX},
                 infer=_infer_unsorted_segment, kernel=_unsorted_kernel(_kind))
 
 for _name, _kind, _types in (("SegmentSum", "sum", _SUM_TYPES),
                              ("SegmentProd", "prod", _SUM_TYPES),
                              ("SegmentMax", "max", _EXTREME_TYPES),
                              ("SegmentMin", "min", _EXTREME_TYPES),
-                             ("SegmentMean", "mean", _MEAN_TYPES)):
+                             ("SegmentMean", "mean", _SUM_TYPES)):
     register_op(_name, inputs=("data", "segment_ids"),
                 attrs={"T": "data", "Tindices": "segment_ids"},
                 allowed={"T": _types, "Tindices": dtypes.INDEX},
@@ -237,8 +255,8 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     Args:
       data: tensor of any numeric dtype (floats, ints, uints, complex) whose leading dimensions
         have the shape of `segment_ids`.
-      segment_ids: int32 or int64 ids of any shape that is a prefix of `data.shape`, in any order;
-        rows with a negative id are dropped (and get a zero gradient).
+      segment_ids: int16, int32 or int64 ids of any shape that is a prefix of `data.shape`, in any
+        order; rows with a negative id are dropped (and get a zero gradient).
       num_segments: number of output rows: a Python int, NumPy integer or 0-D int32/int64 tensor
         (may be known only at run time).
     Returns:
@@ -306,12 +324,15 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """The mean of the rows of `data` that share a segment id: sum / count.
 
     Args:
-      data: floating or complex tensor whose leading dimensions have the shape of `segment_ids`.
-      segment_ids: int32 or int64 ids of any shape that is a prefix of `data.shape`, in any order;
-        negative ids are dropped (not counted).
+      data: numeric tensor whose leading dimensions have the shape of `segment_ids`.
+      segment_ids: int16, int32 or int64 ids of any shape that is a prefix of `data.shape`, in any
+        order; negative ids are dropped (not counted).
       num_segments: number of output rows (int or 0-D int32/int64 tensor).
     Returns:
-      `data.dtype`, shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold 0.
+      shape `[num_segments] + data.shape[segment_ids.ndim:]`; empty segments hold 0. The dtype is
+      `data.dtype`, except for integer data: TF computes `sum / count` with true division, so the
+      mean of int8/int16/uint8/uint16 is float32 and of wider integers float64 (the sum wraps in
+      data's dtype first, as TF's does).
     Raises:
       InvalidArgumentError: an id >= num_segments, a negative num_segments, bad shapes or dtypes.
     """
@@ -385,7 +406,8 @@ def segment_min(data, segment_ids, name=None):
 
 
 def segment_mean(data, segment_ids, name=None):
-    """The mean of the rows of `data` by sorted segment id (floating or complex dtypes).
+    """The mean of the rows of `data` by sorted segment id (any numeric dtype; for integers the
+    sum divided by the count truncating toward zero, in data's dtype, as TF's SegmentMean).
 
     <Args, Returns, Raises: filled in from the family's text below>
     """
@@ -427,7 +449,8 @@ def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None,
     if num_segments is not None:
         return sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=name,
                                                     sparse_gradient=sparse_gradient)
-    return apply_op("SparseSegmentSum", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name)
+    return apply_op("SparseSegmentSum", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name,
+                    **_sparse_hints(indices, segment_ids))
 
 
 def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
@@ -438,7 +461,8 @@ def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None
     if num_segments is not None:
         return sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=name,
                                                     sparse_gradient=sparse_gradient)
-    return apply_op("SparseSegmentMean", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name)
+    return apply_op("SparseSegmentMean", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name,
+                    **_sparse_hints(indices, segment_ids))
 
 
 def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
@@ -449,7 +473,8 @@ def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=No
     if num_segments is not None:
         return sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=name,
                                                     sparse_gradient=sparse_gradient)
-    return apply_op("SparseSegmentSqrtN", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name)
+    return apply_op("SparseSegmentSqrtN", data, indices, segment_ids, sparse_gradient=bool(sparse_gradient), name=name,
+                    **_sparse_hints(indices, segment_ids))
 
 
 def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=None,
@@ -459,7 +484,7 @@ def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segment
     <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SparseSegmentSumWithNumSegments", data, indices, segment_ids, num_segments,
-                    sparse_gradient=bool(sparse_gradient), name=name)
+                    sparse_gradient=bool(sparse_gradient), name=name, **_sparse_hints(indices, segment_ids))
 
 
 def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=None,
@@ -469,7 +494,7 @@ def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segmen
     <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SparseSegmentMeanWithNumSegments", data, indices, segment_ids, num_segments,
-                    sparse_gradient=bool(sparse_gradient), name=name)
+                    sparse_gradient=bool(sparse_gradient), name=name, **_sparse_hints(indices, segment_ids))
 
 
 def sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=None,
@@ -479,7 +504,7 @@ def sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segm
     <Args, Returns, Raises: filled in from the family's text below>
     """
     return apply_op("SparseSegmentSqrtNWithNumSegments", data, indices, segment_ids, num_segments,
-                    sparse_gradient=bool(sparse_gradient), name=name)
+                    sparse_gradient=bool(sparse_gradient), name=name, **_sparse_hints(indices, segment_ids))
 
 
 for _fn, _types in ((sparse_segment_sum, "real dtypes"), (sparse_segment_mean, "floating dtypes"),

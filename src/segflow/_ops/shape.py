@@ -168,14 +168,24 @@ def _is_int(d):
     return isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_))
 
 
+def _plain_dims(shape):
+    """`shape` with Dimension objects (`x.shape[0]`) replaced by their values."""
+    if isinstance(shape, tensor_shape.Dimension):
+        return shape.value
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, tensor_shape.Dimension) for d in shape):
+        return [d.value if isinstance(d, tensor_shape.Dimension) else d for d in shape]
+    return shape
+
+
 def _shape_arg(shape):
-    """A shape argument (list, tuple, TensorShape, array or tensor) as an int32 (int64 when needed)
-    tensor. Dimensions are never truncated: a float or bool shape stays float/bool, so the op it
-    goes to refuses it by dtype, as TensorFlow's ops do."""
+    """A shape argument (list, tuple, TensorShape, Dimension, array or tensor) as an int32 (int64
+    when needed) tensor. Dimensions are never truncated: a float or bool shape stays float/bool, so
+    the op it goes to refuses it by dtype, as TensorFlow's ops do."""
     if isinstance(shape, Tensor):
         return shape
     if isinstance(shape, tensor_shape.TensorShape):
         shape = shape.as_list()
+    shape = _plain_dims(shape)
     if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
         parts = [d for d in shape if isinstance(d, Tensor)]
         dt = parts[0].dtype if parts[0].dtype in dtypes.INDEX else dtypes.int32
@@ -198,6 +208,7 @@ def _filled(shape, dtype, value, name):
     """A tensor of `shape` holding `value`: built directly eagerly, a Fill node in a graph."""
     dtype = dtypes.as_dtype(dtype)
     scalar = np.full((), value, dtype.as_numpy_dtype)
+    shape = _plain_dims(shape)
     if context.executing_eagerly() and not isinstance(shape, Tensor):
         dims = shape.as_list() if isinstance(shape, tensor_shape.TensorShape) else shape
         dims = dims if isinstance(dims, (list, tuple)) else np.asarray(dims).reshape(-1).tolist()
@@ -212,6 +223,9 @@ def _filled(shape, dtype, value, name):
                 raise resource_exhausted("Fill", name, e) from None
             except BadInput as e:
                 raise errors.invalid_input(errors.OpName("Fill", name), e.input_name, e.message) from None
+    shape = _shape_arg(shape)
+    if shape.shape.rank == 0:   # zeros(8) is zeros([8]), as in TF (Fill itself takes a vector)
+        shape = reshape(shape, [-1])
     return fill(shape, scalar, name=name)
 
 
@@ -272,6 +286,8 @@ def shape(input, name=None, out_type=dtypes.int32):
     """The shape of `input` as a 1-D int tensor."""
     if isinstance(input, IndexedSlices):
         return input.dense_shape
+    if _is_sparse_tensor(input):
+        return cast(input.dense_shape, out_type, name=name)
     if hasattr(input, "_dense_var_to_tensor") and hasattr(input, "shape") and input.shape.is_fully_defined() \
             and context.executing_eagerly():
         return EagerTensor(np.asarray(input.shape.as_list(), dtype=dtypes.as_dtype(out_type).np))
@@ -303,13 +319,26 @@ register_op("Rank", inputs=("input",), attrs={"T": "input"}, infer=lambda op, in
             kernel=lambda x: np.asarray(np.ndim(x), dtype=np.int32), constant_value=_rank_const)
 
 
+def _is_sparse_tensor(x):
+    """A SparseTensor (or its value): it has indices, values and a dense_shape (this module comes
+    before sparse_tensor.py, so the test is by its fields)."""
+    return not isinstance(x, (Tensor, IndexedSlices)) and hasattr(x, "dense_shape") and hasattr(x, "indices") \
+        and hasattr(x, "values")
+
+
 def size(input, name=None, out_type=dtypes.int32):
-    """The number of elements of `input` (a scalar)."""
+    """The number of elements of `input` (a scalar); of a SparseTensor, the product of its dense
+    shape."""
+    if _is_sparse_tensor(input):
+        return apply_op("Prod", cast(input.dense_shape, out_type), np.int32(0), name=name, keep_dims=False)
     return apply_op("Size", input, out_type=dtypes.as_dtype(out_type), name=name)
 
 
 def rank(input, name=None):
-    """The number of dimensions of `input` (a scalar int32)."""
+    """The number of dimensions of `input` (a scalar int32); of a SparseTensor, the length of its
+    dense shape."""
+    if _is_sparse_tensor(input):
+        return apply_op("Size", input.dense_shape, out_type=dtypes.int32, name=name)
     return apply_op("Rank", input, name=name)
 
 

@@ -15,6 +15,7 @@ from segflow._ops import join as join_ops
 from segflow._ops import elementwise as cw
 from segflow._ops.reduce import cumsum
 from segflow._ops.gather import gather
+from segflow._ops.sort import boolean_mask
 from segflow._ops.sequence import range as range_
 from segflow._ops.cast import cast
 
@@ -193,7 +194,11 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
 
 def _slice_helper(tensor, slice_spec, var=None):
     """`tensor[spec]` with ints, slices (of ints, tensors or None), `...`, None (new axis) and scalar
-    int tensors; a bool or int tensor index is rejected (use boolean_mask / gather)."""
+    int tensors. A bool tensor or array alone (`t[t > 0]`) is boolean_mask, as in TF; an int
+    tensor index is rejected (use gather)."""
+    if (isinstance(slice_spec, Tensor) and slice_spec.dtype == dtypes.bool) or \
+            (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == np.bool_):
+        return boolean_mask(tensor, slice_spec)
     if not isinstance(slice_spec, (list, tuple)) or isinstance(slice_spec, list):
         if isinstance(slice_spec, list):
             raise TypeError("Indexing with a Python list is not supported; use sf.gather")

@@ -21,10 +21,22 @@ __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 # DynamicStitch
 
 
+def _count_problem(n_indices, n_data):
+    return (f"List argument 'data' with length {n_data} must match length {n_indices} of argument 'indices': "
+            "it takes as many data tensors as indices tensors")
+
+
+def _negative_problem(i, ind):
+    """TF's "out of range" for the first negative index of indices tensor `i` (a NumPy array)."""
+    flat = np.asarray(ind).reshape(-1)
+    bad = int(np.flatnonzero(flat < 0)[0])
+    return (f"indices[{i}][{index_text(bad, np.shape(ind))}] = {flat[bad]} is negative: out of range, as the "
+            "indices of a stitch are rows (>= 0) of its result")
+
+
 def _infer_stitch(op, indices, data):
     if len(indices) != len(data):
-        raise errors.invalid_op(op, f"takes as many data tensors as indices tensors, got {len(indices)} indices "
-                                    f"and {len(data)} data")
+        raise errors.invalid_op(op, _count_problem(len(indices), len(data)))
     if not indices:
         raise errors.invalid_op(op, "needs at least one indices tensor")
     for i, t in enumerate(indices):
@@ -45,10 +57,7 @@ def _infer_stitch(op, indices, data):
     known = [tensor_util.constant_value(t) for t in indices]
     for i, k in enumerate(known):       # a constant negative index: the kernel's error, at build time
         if k is not None and np.size(k) and np.min(k) < 0:
-            flat = np.asarray(k).reshape(-1)
-            bad = int(np.flatnonzero(flat < 0)[0])
-            raise errors.invalid_input(op, "indices", f"indices[{i}][{index_text(bad, np.shape(k))}] = {flat[bad]} "
-                                                      "is negative")
+            raise errors.invalid_input(op, "indices", _negative_problem(i, k))
     if all(k is not None for k in known):
         rows = int(max((int(np.max(k)) for k in known if np.size(k)), default=-1)) + 1
     if tail is None or tail.rank is None:
@@ -59,7 +68,7 @@ def _infer_stitch(op, indices, data):
 def stitch(indices, data):
     """merged[indices[i][j...]] = data[i][j...]; later (i, j) win for repeated indices."""
     if len(indices) != len(data):
-        raise BadInput("data", f"got {len(data)} data tensors for {len(indices)} indices tensors")
+        raise BadInput("data", _count_problem(len(indices), len(data)))
     tail = None
     for i, ind in enumerate(indices):     # int32 / int64 only: a float index is never truncated
         try:
@@ -76,9 +85,7 @@ def stitch(indices, data):
         elif this != tail:
             raise BadInput("data", f"data[{i}] has inner shape {list(this)}; data[0] has {list(tail)}")
         if ind.size and ind.min() < 0:
-            bad = int(np.flatnonzero(ind.reshape(-1) < 0)[0])
-            raise BadInput("indices", f"indices[{i}][{index_text(bad, ind.shape)}] = {ind.reshape(-1)[bad]} "
-                                      "is negative")
+            raise BadInput("indices", _negative_problem(i, ind))
     flat = np.concatenate([np.asarray(ind, np.int64).reshape(-1) for ind in indices])
     # the leading dimension spelled out: (-1,) + tail is ambiguous for NumPy when tail holds a 0
     values = [d.reshape((ind.size,) + tail) for ind, d in zip(indices, data)]
@@ -102,7 +109,8 @@ def dynamic_stitch(indices, data, name=None):
 
     Args:
       indices: list of int32 tensors (any shapes) of non-negative row ids.
-      data: list of tensors, `data[i].shape = indices[i].shape + inner_shape`.
+      data: list of tensors, `data[i].shape = indices[i].shape + inner_shape`, of any dtype
+        (quantized ones too).
     Returns:
       Shape `[max(indices) + 1] + inner_shape`. Where an id repeats, the later entry (in list order,
       then in order within a tensor) wins; rows no index names are 0.

@@ -26,7 +26,7 @@ def unique_first_appearance(x, out_idx=np.int32):
     """(y, idx, count): the distinct values of 1-D `x` in order of first appearance, the position in
     y of each element of x, and how often each value occurs."""
     if x.ndim != 1:
-        raise BadInput("x", f"must be 1-D, got shape {x.shape}")
+        raise BadInput("x", f"unique expects a 1D vector: x must be 1-D, got shape {x.shape}")
     out_idx = np.dtype(out_idx)
     if x.size == 0:
         return x.copy(), np.zeros(0, out_idx), np.zeros(0, out_idx)
@@ -64,7 +64,8 @@ def _nan_mask(x):
 
 def _infer_unique(op, x, out_idx=dtypes.int32, counts=False):
     if x.shape.rank not in (None, 1):
-        raise errors.invalid_input(op, "x", f"must be 1-D, got shape {x.shape}")
+        raise errors.invalid_input(op, "x", f"Shape must be rank 1 but is rank {x.shape.rank}: x must be 1-D, got "
+                                            f"shape {x.shape}")
     out_idx = _check_out_idx(op, out_idx)
     specs = [TensorSpec(x.dtype, (None,)), TensorSpec(out_idx, x.shape)]
     if counts:
@@ -132,8 +133,13 @@ def _axis_value(op, axis):
     if a.ndim > 1:
         raise ValueError(f"{op.type}: axis expects a 1D vector, got shape {list(a.shape)}")
     if a.size > 1:
-        raise errors.invalid_input(op, "axis", f"at most one axis is supported, got {a.tolist()}")
+        raise errors.invalid_input(op, "axis", f"axis does not support input tensors larger than 1 elements: at "
+                                               f"most one axis is supported, got {a.tolist()}")
     return None if a.size == 0 else int(a.reshape(-1)[0])
+
+
+def _axis_problem(a, rank):
+    return f"axis {a} is out of range for x of rank {rank}: axis expects to be in the range [{-rank}, {rank})"
 
 
 def _infer_unique_v2(op, x, axis, out_idx=dtypes.int32, counts=False):
@@ -145,13 +151,13 @@ def _infer_unique_v2(op, x, axis, out_idx=dtypes.int32, counts=False):
     if a is None:
         if tensor_util.constant_value(axis) is not None:         # axis []: x flattened, as Unique
             if rank not in (None, 1):
-                raise errors.invalid_input(op, "x", f"must be 1-D when axis is empty, got shape {x.shape}")
+                raise errors.invalid_input(op, "x", f"x expects a 1D vector when axis is empty, got shape {x.shape}")
             specs = [TensorSpec(x.dtype, (None,)), TensorSpec(out_idx, x.shape)]
         else:
             specs = [TensorSpec(x.dtype, tensor_shape.unknown_shape(rank)), TensorSpec(out_idx, (None,))]
     else:
         if rank is not None and not -rank <= a < rank:
-            raise errors.invalid_input(op, "axis", f"axis {a} is out of range for x of rank {rank}")
+            raise errors.invalid_input(op, "axis", _axis_problem(a, rank))
         if rank is None:
             specs = [TensorSpec(x.dtype, tensor_shape.unknown_shape()), TensorSpec(out_idx, (None,))]
         else:
@@ -168,11 +174,13 @@ def _unique_v2_kernel(x, axis, out_idx=dtypes.int32, counts=False):
     dt = dtypes.as_dtype(out_idx)
     axis = np.asarray(axis).reshape(-1)
     if axis.size == 0:
-        y, idx, count = unique_first_appearance(x.reshape(-1) if x.ndim == 1 else x, dt.as_numpy_dtype)
+        if x.ndim != 1:
+            raise BadInput("x", f"x expects a 1D vector when axis is empty, got shape {x.shape}")
+        y, idx, count = unique_first_appearance(x, dt.as_numpy_dtype)
         return (y, idx, count) if counts else (y, idx)
     a = int(axis[0])
     if not -x.ndim <= a < x.ndim:
-        raise BadInput("axis", f"axis {a} is out of range for x of rank {x.ndim}")
+        raise BadInput("axis", _axis_problem(a, x.ndim))
     a %= x.ndim
     moved = np.moveaxis(x, a, 0)
     rows = moved.reshape(moved.shape[0], -1)

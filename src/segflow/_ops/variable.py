@@ -1,6 +1,7 @@
 """`ResourceVariable` (`sf.Variable`): a variable's handle, its reads and updates as methods, its
 initializer, and its conversion to a tensor. The ops it runs are in variable_ops.py."""
 import contextlib
+import itertools
 
 import numpy as np
 
@@ -23,6 +24,8 @@ from segflow._ops import constant as constant_op
 from segflow._ops import gather as gather_ops
 
 __all__ = ["ResourceVariable", "is_resource_variable"]
+
+_created = itertools.count()   # creation order of variables (GradientTape.watched_variables sorts by it)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -75,9 +78,23 @@ class ResourceVariable:
         self._constraint = constraint
         self._validate_shape = validate_shape
         self._parent_op = None
+        self._creation_order = next(_created)
         dtype = None if dtype is None else dtypes.as_dtype(dtype)
         if context.executing_eagerly():
             self._init_eager(initial_value, name, dtype, shape, validate_shape)
+        elif getattr(get_default_graph(), "lift_variable_initial_value", None) is not None:
+            # created while an sf.function traces: the variable is made once, eagerly or in the
+            # outermost graph (TF's init_scope), and the function captures it
+            graph = get_default_graph()
+            value = graph.lift_variable_initial_value(initial_value)
+            outer = graph.variable_graph()
+            if outer is None:
+                with context.eager_mode():
+                    self._init_eager(value, name, dtype, shape, validate_shape)
+            else:                    # TF1 graph mode: a variable of the outermost graph
+                with outer.as_default():
+                    self._init_graph(value, name, dtype, shape, validate_shape, collections)
+            graph.created_variables.append(self)
         else:
             self._init_graph(initial_value, name, dtype, shape, validate_shape, collections)
 
@@ -220,6 +237,10 @@ class ResourceVariable:
     experimental_ref = ref
 
     def _gradient_source(self):
+        if not self._in_graph and not context.executing_eagerly():
+            capture = getattr(get_default_graph(), "capture", None)
+            if capture is not None:     # an eager variable used inside a traced function
+                return capture(self._handle)
         return self._handle
 
     def _as_graph_element(self):
@@ -235,16 +256,25 @@ class ResourceVariable:
     # -- reads
     def _ctrl(self):
         """Ops built on this variable run after the update that produced it (a lazy read)."""
-        if self._parent_op is not None and self._in_graph:
+        if self._parent_op is not None:     # a graph variable's update, or an update being traced
             return control_dependencies([self._parent_op])
         return contextlib.nullcontext()
+
+    def _note_traced(self):
+        """Read or updated while an sf.function traces: the function remembers the variable."""
+        note = getattr(get_default_graph(), "note_variable", None)
+        if note is not None:
+            note(self)
 
     def value(self):
         """The current value as a tensor (a new read, watched by recording tapes if trainable)."""
         if not self._in_graph:
+            if not context.executing_eagerly():
+                self._note_traced()
             if tape_lib._active.any:     # some thread has a tape (variable_accessed finds this one's)
                 tape_lib.variable_accessed(self)
-            return apply_op("ReadVariableOp", self._handle, dtype=self._dtype)
+            with self._ctrl():
+                return apply_op("ReadVariableOp", self._handle, dtype=self._dtype)
         if tape_lib._active.any:         # a tape inside a graph watches the variables it reads
             tape_lib.variable_accessed(self)
         with self._ctrl():
@@ -260,9 +290,12 @@ class ResourceVariable:
         """Rows `indices` of the variable without reading the rest; its gradient for the variable is
         an IndexedSlices(grad, indices, variable shape)."""
         if not self._in_graph:
+            if not context.executing_eagerly():
+                self._note_traced()
             if tape_lib._active.any:     # some thread has a tape (variable_accessed finds this one's)
                 tape_lib.variable_accessed(self)
-            return apply_op("ResourceGather", self._handle, indices, dtype=self._dtype, name=name)
+            with self._ctrl():
+                return apply_op("ResourceGather", self._handle, indices, dtype=self._dtype, name=name)
         if tape_lib._active.any:
             tape_lib.variable_accessed(self)
         with self._ctrl():
@@ -331,9 +364,10 @@ class ResourceVariable:
 
     # -- updates
     def _lazy_read(self, op):
-        """Eagerly the variable itself; in a graph, a variable whose reads run after `op`."""
+        """Eagerly the variable itself; in a graph (or an sf.function being traced), a variable whose
+        reads run after `op`."""
         if not self._in_graph:
-            return self
+            return self if op is None else _TracedUnreadVariable(self, op)
         return _UnreadVariable(self, op)
 
     def _updated(self, op, read_value):
@@ -471,6 +505,27 @@ class _UnreadVariable(ResourceVariable):
 
     def __repr__(self):
         return f"<sf.Variable '{self.name}' (after {self._parent_op.name}) shape={self.shape} dtype={self.dtype.name}>"
+
+
+class _TracedUnreadVariable(ResourceVariable):
+    """The result of updating an eager variable while an sf.function traces: the same variable,
+    whose reads (and further updates) run after the update; `control_dependencies([result])` and
+    `group(result)` wait for it."""
+
+    def __init__(self, parent, op):  # noqa: super().__init__ is deliberately not called
+        self.__dict__.update(parent.__dict__)
+        self._parent_op = op
+        self._traced_parent = getattr(parent, "_traced_parent", parent)
+
+    @property
+    def op(self):
+        return self._parent_op
+
+    def _as_graph_element(self):
+        return self.value()
+
+    def _note_traced(self):
+        self._traced_parent._note_traced()
 
 
 def _dense_var_to_tensor(var, dtype=None, name=None, as_ref=False):

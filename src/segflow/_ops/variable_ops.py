@@ -299,7 +299,7 @@ def _update_kernel(ufunc):
                 raise BadInput("value", f"shape {value.shape} does not match the shape {current.shape} of "
                                         f"variable '{res.name}'")
             if res.shared:   # someone holds the current array: write a new one instead of copying it
-                res.set(ufunc(current, value), owned=True)
+                res.set(np.asarray(ufunc(current, value)), owned=True)   # (a 0-d result is a scalar)
             else:
                 ufunc(current, value, out=current)
         return ()

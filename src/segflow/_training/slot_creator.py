@@ -1,6 +1,7 @@
 """Slot variables: per-variable optimizer state (momentum, Adam's moments) named after the primary.
 
-A slot has the primary's shape and dtype, is not trainable, and is created outside any control
+A slot has the primary's shape and dtype (taken when it runs, for a primary whose static shape is
+not fully known), is not trainable, and is created outside any control
 dependencies and colocated with its primary, as TF1's `slot_creator` does. In graph mode it is a
 global variable, so `global_variables_initializer()` created after the optimizer's
 `minimize`/`apply_gradients` initializes it.
@@ -72,8 +73,15 @@ def colocate_with_variable(var):
     return colocate_with(target)
 
 
-def _make_variable(initial_value, name, dtype):
-    return variables.Variable(initial_value, trainable=False, name=name, dtype=dtype)
+def _make_variable(initial_value, name, dtype, validate_shape=True):
+    return variables.Variable(initial_value, trainable=False, name=name, dtype=dtype,
+                              validate_shape=validate_shape)
+
+
+def _value_of(primary):
+    """The primary's current value (a variable's read; a tensor itself)."""
+    read = getattr(primary, "read_value", None)
+    return read() if callable(read) else primary
 
 
 def create_slot(primary, val, name, colocate_with_primary=True):
@@ -86,6 +94,17 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name, coloc
     """A slot of `primary` initialized by `initializer`: a callable `(shape, dtype=...)` (TF's
     initializer objects) or a constant value broadcast to `shape`."""
     dtype = dtypes.as_dtype(dtype).base_dtype
+    if not tensor_shape.as_shape(shape).is_fully_defined():
+        # The primary's shape is known only when it runs (validate_shape=False): so is the slot's.
+        with _SlotScope(primary, colocate_with_primary):
+            dynamic = array_ops.shape(_value_of(primary))
+            if callable(initializer):
+                value = initializer(dynamic, dtype=dtype)
+            elif isinstance(initializer, Tensor):
+                value = initializer
+            else:
+                value = array_ops.fill(dynamic, np.array(initializer, dtype=dtype.as_numpy_dtype))
+            return _make_variable(value, f"{_primary_name(primary)}/{name}", dtype, validate_shape=False)
     shape = _shape_list(shape)
     with _SlotScope(primary, colocate_with_primary):
         if callable(initializer):
@@ -106,8 +125,8 @@ def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
     if shape.is_fully_defined():
         return create_slot_with_initializer(primary, 0, shape, dtype, name, colocate_with_primary)
     with _SlotScope(primary, colocate_with_primary):
-        value = array_ops.zeros(array_ops.shape(primary.read_value()), dtype=dtype)
-        return _make_variable(value, f"{_primary_name(primary)}/{name}", dtype)
+        value = array_ops.zeros(array_ops.shape(_value_of(primary)), dtype=dtype)
+        return _make_variable(value, f"{_primary_name(primary)}/{name}", dtype, validate_shape=False)
 
 
 def _shape_list(shape):

@@ -2,13 +2,14 @@
 from segflow._core.dtypes import (
     DType, as_dtype, from_numpy, float16, half, bfloat16, float32, float64, double, int8, int16,
     int32, int64, uint8, uint16, uint32, uint64, bool, complex64, complex128, string, resource,
-    variant, float8_e5m2, float8_e4m3fn, FLOATING, FLOAT8, INTEGER, COMPLEX, REAL_NUMERIC, NUMERIC,
-    ALL
+    variant, float8_e5m2, float8_e4m3fn, qint8, quint8, qint16, quint16, qint32, FLOATING, FLOAT8,
+    INTEGER, COMPLEX, REAL_NUMERIC, NUMERIC, QUANTIZED, ALL
 )
 
 __all__ = [
     'DType', 'as_dtype', 'from_numpy', 'float16', 'half', 'bfloat16', 'float32', 'float64',
     'double', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool',
     'complex64', 'complex128', 'string', 'resource', 'variant', 'float8_e5m2', 'float8_e4m3fn',
-    'FLOATING', 'FLOAT8', 'INTEGER', 'COMPLEX', 'REAL_NUMERIC', 'NUMERIC', 'ALL'
+    'qint8', 'quint8', 'qint16', 'quint16', 'qint32',
+    'FLOATING', 'FLOAT8', 'INTEGER', 'COMPLEX', 'REAL_NUMERIC', 'NUMERIC', 'QUANTIZED', 'ALL'
 ]

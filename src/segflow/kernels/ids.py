@@ -2,10 +2,12 @@
 
 An index must be an integer array (a float index is never truncated, so a NaN cannot reach a
 compiled loop as INT64_MIN by construction) and inside its range. The checks raise `BadInput`
-naming the input, the first bad position as a multi-index and its value, in one wording for every
-op:
+naming the input, the first bad position as a multi-index and its value, in TensorFlow's two
+wordings: rows of a gather or a scatter (`checked_rows`, GatherV2, ResourceGather,
+ResourceScatter*) say `NOT_IN`, every other id (segment ids, labels, ...) says `OUT_OF_RANGE`:
 
-    indices[1,0] = 9 is out of range [0, 4)
+    indices[1,0] = 9 is not in [0, 4)
+    segment_ids[1,0] = 9 is out of range [0, 4)
     indices has dtype float32; indices must be int32 or int64
 
 `checked_rows(indices, n)` is what a row gather or scatter needs: the validated ids as a flat,
@@ -17,9 +19,12 @@ import numpy as np
 
 from segflow.kernels._common import BadInput, index_text
 
-__all__ = ["INDEX_DTYPES", "check_index_dtype", "check_in_range", "checked_rows", "checked_nd_rows"]
+__all__ = ["INDEX_DTYPES", "OUT_OF_RANGE", "NOT_IN", "check_index_dtype", "check_in_range", "checked_rows",
+           "checked_nd_rows"]
 
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+OUT_OF_RANGE = "is out of range"     # "segment_ids[2] = 9 is out of range [0, 4)"
+NOT_IN = "is not in"                 # "indices[2] = 9 is not in [0, 4)": TF's words for gathered/scattered rows
 
 
 def check_index_dtype(x, name="indices", allowed=INDEX_DTYPES):
@@ -31,8 +36,9 @@ def check_index_dtype(x, name="indices", allowed=INDEX_DTYPES):
         raise BadInput(name, f"{name} has {got}; {name} must be {want}")
 
 
-def check_in_range(x, lo, hi, name="indices", what=None):
-    """Raises BadInput naming the first element of integer array `x` outside [lo, hi)."""
+def check_in_range(x, lo, hi, name="indices", what=None, phrase=OUT_OF_RANGE):
+    """Raises BadInput naming the first element of integer array `x` outside [lo, hi):
+    "{what or name}[pos] = value {phrase} [lo, hi)"."""
     if x.size == 0:
         return
     flat = x.reshape(-1)
@@ -40,14 +46,14 @@ def check_in_range(x, lo, hi, name="indices", what=None):
         return
     pos = int(np.flatnonzero((flat < lo) | (flat >= hi))[0])
     label = what if what is not None else name
-    raise BadInput(name, f"{label}[{index_text(pos, x.shape)}] = {flat[pos]} is out of range [{lo}, {hi})")
+    raise BadInput(name, f"{label}[{index_text(pos, x.shape)}] = {flat[pos]} {phrase} [{lo}, {hi})")
 
 
 def checked_rows(indices, n, name="indices"):
-    """`indices` (int32/int64, any shape) validated against [0, n): a flat C-contiguous int64 copy
-    or view, safe for unchecked compiled loops."""
+    """`indices` (int32/int64, any shape) validated against [0, n) (the rows of a gather or scatter:
+    `NOT_IN` wording): a flat C-contiguous int64 copy or view, safe for unchecked compiled loops."""
     check_index_dtype(indices, name)
-    check_in_range(indices, 0, n, name)
+    check_in_range(indices, 0, n, name, phrase=NOT_IN)
     return np.ascontiguousarray(indices.reshape(-1), dtype=np.int64)
 
 

@@ -29,6 +29,7 @@ from segflow._ops.bincount import bincount
 from segflow._ops.shape import stop_gradient, zeros_like, ones_like
 from segflow._ops.transpose import squeeze, transpose
 from segflow._ops.gather import _as_indexed_slices
+from segflow._ops.sparse_math import _mul_dispatch
 
 __all__ = [
     'add', 'subtract', 'multiply', 'divide', 'truediv', 'realdiv', 'div', 'div_no_nan', 'floordiv',

@@ -1,6 +1,7 @@
 """`sf.compat.v1` (TensorFlow's `tf.compat.v1`): the TF1 names - graphs, sessions, placeholders,
 variables and their initializers, the `train` optimizers - beside the flat ops."""
-from segflow import linalg, math, nn, random, sparse, train
+from segflow import debugging, linalg, math, ragged, random, sparse, train
+from segflow.compat.v1 import nn
 from segflow.framework import dtypes, errors
 from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex128, complex64, double, float16,
                                       float32, float64, half, int16, int32, int64, int8, resource, string,
@@ -13,7 +14,24 @@ from segflow.framework.ops import (Graph, GraphKeys, IndexedSlices, IndexedSlice
                                    no_gradient, reset_default_graph)
 from segflow._ops.constant import constant
 from segflow._core.apply import apply_op
-from segflow._core.registry import TensorSpec, register_op
+from segflow._core.registry import register_op
+from segflow._core.tensor_spec import TensorSpec
+from segflow._ops.function import function
+from segflow._ops.control_flow import case, cond, switch_case, while_loop
+from segflow._ops.ragged import RaggedTensor
+from segflow._ops.clip import clip_by_average_norm, clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
+from segflow._ops.einsum import einsum, tensordot
+from segflow._ops.search import searchsorted
+from segflow._ops.norm import norm
+from segflow._core.convert import is_tensor
+from segflow._core.behavior import (disable_tensor_equality, disable_v2_behavior, enable_tensor_equality,
+                                    enable_v2_behavior)
+from segflow._ops.debugging import (
+    Assert, assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal, assert_negative,
+    assert_non_negative, assert_non_positive, assert_none_equal, assert_positive, assert_rank, check_numerics,
+    print_v2 as print
+)  # noqa: A004
+from segflow._ops.module import Module
 from segflow.eager.context import disable_eager_execution, enable_eager_execution, executing_eagerly
 from segflow._ops.backprop import GradientTape
 from segflow._core.session import InteractiveSession, Session
@@ -28,7 +46,7 @@ from segflow._ops.elementwise import (
 )
 from segflow._ops.cast import cast, to_double, to_float, to_int32, to_int64
 from segflow._ops.reduce import (
-    argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_sum, reduced_shape
 )
 from segflow._ops.bincount import bincount
@@ -98,7 +116,7 @@ from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_
 
 __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
            "IndexedSlicesValue", "InteractiveSession", "NoGradient", "NotDifferentiable", "Operation",
-           "RefVariable", "RegisterGradient", "ResourceVariable", "Session", "SparseTensor", "Tensor",
+           "RaggedTensor", "RefVariable", "RegisterGradient", "ResourceVariable", "Session", "SparseTensor", "Tensor",
            "TensorShape", "TensorSpec", "TopKV2Output", "UnconnectedGradients", "Variable",
            "VariableAggregation", "VariableSynchronization", "VariableV1", "abs", "acos", "add", "add_n",
            "add_to_collection", "add_v2", "all_variables", "angle", "apply_op", "argmax", "argmin",
@@ -106,7 +124,7 @@ __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "
            "assign_sub", "atan", "batch_gather", "bfloat16", "bincount", "bool", "boolean_mask",
            "broadcast_to", "cast", "ceil", "colocate_with", "complex", "complex128", "complex64", "concat",
            "conj", "constant", "control_dependencies", "convert_to_tensor", "cos", "cosh", "count_nonzero",
-           "cumsum", "custom_gradient", "densify_indexed_slices", "device", "disable_eager_execution", "div",
+           "Assert", "Module", "disable_tensor_equality", "disable_v2_behavior", "enable_tensor_equality", "enable_v2_behavior", "assert_equal", "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal", "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal", "assert_positive", "assert_rank", "check_numerics", "debugging", "print", "case", "clip_by_average_norm", "clip_by_global_norm", "clip_by_norm", "clip_by_value", "cond", "einsum", "global_norm", "is_tensor", "norm", "searchsorted", "tensordot", "cumprod", "cumsum", "custom_gradient", "function", "ragged", "switch_case", "while_loop", "densify_indexed_slices", "device", "disable_eager_execution", "div",
            "div_no_nan", "divide", "double", "dtypes", "dynamic_partition", "dynamic_stitch",
            "enable_eager_execution", "equal", "erf", "errors", "executing_eagerly", "exp", "expand_dims",
            "expm1", "fill", "float16", "float32", "float64", "floor", "floor_div", "floordiv", "floormod",

@@ -16,7 +16,8 @@ from segflow.kernels.segment.plan import (COMBINE, KINDS, _thread_limit, _thread
                                           plan_for, reduce_strategy)
 
 __all__ = ["unsorted_segment_reduce", "sorted_segment_reduce", "sparse_segment_reduce",
-           "sparse_segment_grad", "sparse_segment_grad_v2", "unsorted_segment_counts", "bincount"]
+           "sparse_segment_grad", "sparse_segment_grad_v2", "unsorted_segment_counts", "bincount",
+           "true_division_dtype"]
 
 
 def _numpy_reduce(op, scale, data, ids, num_segments, init, fill, acc_dtype, order=None):
@@ -28,7 +29,11 @@ def _numpy_reduce(op, scale, data, ids, num_segments, init, fill, acc_dtype, ord
     out = np.full((num_segments,) + data.shape[1:], init, acc_dtype)
     COMBINE[op].at(out, ids, rows)
     counts = np.bincount(ids, minlength=num_segments).reshape((-1,) + (1,) * (data.ndim - 1))
-    if scale:
+    if scale and out.dtype.kind in "iu":     # the integer mean: truncating division, as C++ does
+        nonzero = np.maximum(counts, 1).astype(out.dtype)
+        q = out // nonzero
+        out = q + ((out < 0) & (q * nonzero != out)).astype(out.dtype)
+    elif scale:
         nonzero = np.maximum(counts, 1)
         out = out / (nonzero if scale == 1 else np.sqrt(nonzero))
     out = np.where(counts > 0, out, np.asarray(fill, out.dtype))
@@ -101,33 +106,53 @@ def _empty_result(shape, dtype, name):
                              "more than 2**63 - 1 bytes, which an array cannot describe") from None
 
 
+def true_division_dtype(dtype):
+    """The floating dtype TF's true division of integers `dtype` gives: float32 for 8- and 16-bit
+    integers, float64 for wider ones."""
+    return np.dtype(np.float32 if np.dtype(dtype).itemsize <= 2 else np.float64)
+
+
 def unsorted_segment_reduce(kind, data, segment_ids, num_segments, num_threads=None,
-                            accumulate="wide"):
+                            accumulate="wide", check_alloc=None):
     """TF's UnsortedSegment{Sum,Prod,Max,Min} and unsorted_segment_{mean,sqrt_n}.
 
-    `segment_ids` (int32/int64) has a shape that is a prefix of `data.shape`; the result has shape
+    `segment_ids` (integers) has a shape that is a prefix of `data.shape`; the result has shape
     `(num_segments,) + data.shape[segment_ids.ndim:]` and `data`'s dtype. Negative ids are
     dropped; an id >= num_segments raises BadInput. Empty segments hold 0 (sum, mean, sqrt_n),
     1 (prod), the lowest (max) or highest (min) finite value of the dtype. mean = sum / count,
-    sqrt_n = sum / sqrt(count). `accumulate="native"` sums float32 in float32 (for benchmarks).
+    sqrt_n = sum / sqrt(count). The mean of integers is TF's `sum / count` in true division: the
+    sum in data's dtype (wrapping) divided by the count as floats (`true_division_dtype`), so it
+    returns float32 or float64. `accumulate="native"` sums float32 in float32 (for benchmarks).
+    `check_alloc(shape, dtype, input_name)`, when given, is called before the output is allocated
+    (after the element count is checked against int64, before the ids are read), to refuse an
+    output too large for memory.
     """
     data = np.asarray(data)
     ids = checks.as_ids(segment_ids)
     num_segments = checks.as_count(num_segments, "num_segments")
-    plan = plan_for(kind, "unsorted", data.dtype, accumulate)
+    true_mean = kind == "mean" and data.dtype.kind in "iu"
+    plan = plan_for("sum" if true_mean else kind, "unsorted", data.dtype, accumulate)
     if data.shape[:ids.ndim] != ids.shape:
         raise BadInput("segment_ids", f"shape {ids.shape} is not a prefix of data shape"
                                       f" {data.shape}")
     shape = (num_segments,) + data.shape[ids.ndim:]
+    out_dtype = true_division_dtype(data.dtype) if true_mean else data.dtype
+    checks.check_output_size(shape, "num_segments")
+    if check_alloc is not None:
+        check_alloc(shape, out_dtype, "num_segments")
     nt = _threads(num_threads)
     ndesc = checks.check_range(ids, checks.NO_LOWER, num_segments, nt)
     if math.prod(shape) == 0:
-        return _empty_result(shape, data.dtype, "num_segments")
+        return _empty_result(shape, out_dtype, "num_segments")
     init, fill = plan.start_and_fill(sorted_rule=False)
     flat = ids.reshape(-1)
     rows = plan.rows(data, flat.size, math.prod(shape[1:]))
     out = _reduce(plan, rows, flat, num_segments, init, fill, nt, sorted_ids=ndesc == 0)
-    return plan.restore(out, shape)
+    out = plan.restore(out, shape)
+    if true_mean:
+        counts = np.maximum(_counts(flat, num_segments, nt), 1).astype(out_dtype)
+        out = out.astype(out_dtype) / counts.reshape((-1,) + (1,) * (len(shape) - 1))
+    return out
 
 
 def unsorted_segment_counts(segment_ids, num_segments, num_threads=None):
@@ -139,20 +164,28 @@ def unsorted_segment_counts(segment_ids, num_segments, num_threads=None):
     return _counts(ids.reshape(-1), num_segments, nt)
 
 
-def sorted_segment_reduce(kind, data, segment_ids, num_threads=None, accumulate="wide"):
+_SCALAR_DATA = ("Shape must be at least rank 1 but is rank 0: {} is a scalar, but segments are taken along its "
+                "first dimension")
+
+
+def sorted_segment_reduce(kind, data, segment_ids, num_threads=None, accumulate="wide", check_alloc=None):
     """TF's Segment{Sum,Prod,Max,Min,Mean}: `segment_ids` is 1-D, as long as data's first
     dimension, non-decreasing and non-negative; the result has last id + 1 rows (0 if empty).
-    Empty segments (gaps) hold 0, except prod: 1."""
+    Empty segments (gaps) hold 0, except prod: 1. The mean of integers divides truncating toward
+    zero (TF's integer SegmentMean). `check_alloc`: as in unsorted_segment_reduce."""
     data = np.asarray(data)
     ids = checks.as_ids(segment_ids)
     plan = plan_for(kind, "sorted", data.dtype, accumulate)
     if data.ndim == 0:
-        raise BadInput("data", "must be at least 1-D")
+        raise BadInput("data", _SCALAR_DATA.format("data"))
     if ids.ndim != 1 or ids.shape[0] != data.shape[0]:
         raise BadInput("segment_ids", f"segment_ids should be the same size as dimension 0 of data: "
                                       f"shape {ids.shape} must be 1-D with the length of data's"
                                       f" first dimension (data shape {data.shape})")
     num_segments = max(int(ids[-1]) + 1, 0) if ids.size else 0
+    checks.check_output_size((num_segments,) + data.shape[1:], "segment_ids")
+    if check_alloc is not None:
+        check_alloc((num_segments,) + data.shape[1:], data.dtype, "segment_ids")
     nt = _threads(num_threads)
     checks.check_sorted(ids, num_segments, nt, derived=True)
     if num_segments == 0 or math.prod(data.shape[1:]) == 0:
@@ -163,17 +196,20 @@ def sorted_segment_reduce(kind, data, segment_ids, num_threads=None, accumulate=
     return plan.restore(out, (num_segments,) + data.shape[1:])
 
 
-def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, num_threads=None):
+def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, num_threads=None,
+                          check_alloc=None):
     """TF's SparseSegment{Sum,Mean,SqrtN}[WithNumSegments]: row j of the result reduces
     data[indices[i]] over the i with segment_ids[i] == j. indices and segment_ids are 1-D of one
     length; indices in [0, data.shape[0]); segment_ids non-decreasing, non-negative and below
-    num_segments when given. Rows: num_segments, else last id + 1. Empty segments hold 0."""
+    num_segments when given. Rows: num_segments, else last id + 1. Empty segments hold 0.
+    Checked in TF's order: shapes, the output's size (`check_alloc` as in
+    unsorted_segment_reduce), then indices, then segment ids."""
     data = np.asarray(data)
     indices = checks.as_ids(indices, "indices")
     ids = checks.as_ids(segment_ids)
     plan = plan_for(kind, "sparse", data.dtype)
     if data.ndim == 0:
-        raise BadInput("data", "must be at least 1-D")
+        raise BadInput("data", _SCALAR_DATA.format("data"))
     if indices.ndim != 1:
         raise BadInput("indices", f"must be 1-D, not of shape {indices.shape}")
     if ids.shape != indices.shape:
@@ -181,16 +217,19 @@ def sparse_segment_reduce(kind, data, indices, segment_ids, num_segments=None, n
                                       f" {indices.shape}")
     nt = _threads(num_threads)
     n_rows = data.shape[0]
+    if num_segments is None:
+        rows_out = max(int(ids[-1]) + 1, 0) if ids.size else 0
+    else:
+        rows_out = checks.as_count(num_segments, "num_segments")
+    size_input = "segment_ids" if num_segments is None else "num_segments"
+    checks.check_output_size((rows_out,) + data.shape[1:], size_input)
+    if check_alloc is not None:
+        check_alloc((rows_out,) + data.shape[1:], data.dtype, size_input)
     if indices.size and (indices.min() < 0 or indices.max() >= n_rows):
         k = int(np.flatnonzero((indices < 0) | (indices >= n_rows))[0])
         raise BadInput("indices", f"indices[{k}] == {indices[k]} out of range [0, {n_rows}): indices[{k}] = "
                                   f"{indices[k]} is out of range [0, {n_rows})")
-    if num_segments is None:
-        rows_out = max(int(ids[-1]) + 1, 0) if ids.size else 0
-        checks.check_sorted(ids, rows_out, nt, derived=True)
-    else:
-        rows_out = checks.as_count(num_segments, "num_segments")
-        checks.check_sorted(ids, rows_out, nt, derived=False)
+    checks.check_sorted(ids, rows_out, nt, derived=num_segments is None)
     if rows_out == 0 or math.prod(data.shape[1:]) == 0:
         return _empty_result((rows_out,) + data.shape[1:], data.dtype,
                              "segment_ids" if num_segments is None else "num_segments")
@@ -210,7 +249,7 @@ def _sparse_grad_rows(kind, grad, indices, segment_ids, output_dim0, nt):
     ids = checks.as_ids(segment_ids)
     plan = plan_for(kind, "sparse", grad.dtype)
     if grad.ndim == 0:
-        raise BadInput("grad", "must be at least 1-D")
+        raise BadInput("grad", _SCALAR_DATA.format("grad"))
     if indices.ndim != 1 or ids.shape != indices.shape:
         raise BadInput("segment_ids", f"shape {ids.shape} must be 1-D and equal to indices shape"
                                       f" {indices.shape}")

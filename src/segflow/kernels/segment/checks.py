@@ -28,13 +28,30 @@ def as_ids(ids, name="segment_ids"):
     return ids if ids.flags.c_contiguous else np.ascontiguousarray(ids)
 
 
+INT64_MAX = (1 << 63) - 1
+
+
+def check_output_size(shape, name):
+    """Refuses an output shape whose element count does not fit in int64 (TF's limit on a tensor's
+    size), in TF's words ("Encountered overflow when multiplying a with b") followed by the shape.
+    A shape holding a 0 is empty, never too large."""
+    if 0 in shape:
+        return
+    n = 1
+    for d in shape:
+        if n * d > INT64_MAX:
+            raise BadInput(name, f"Encountered overflow when multiplying {n} with {d}: the output shape "
+                                 f"{list(shape)} would have more than 2**63 - 1 elements")
+        n *= d
+
+
 def as_count(value, name):
     value = np.asarray(value)
     if value.ndim != 0 or value.dtype.kind not in "iu":
         raise BadInput(name, f"must be an integer scalar, got {value!r}")
     value = int(value)
     if value < 0:
-        raise BadInput(name, f"{name} = {value} must not be negative")
+        raise BadInput(name, f"Cannot specify a negative value for {name}: {name} = {value} must not be negative")
     return value
 
 

@@ -36,12 +36,20 @@ if HAVE_NUMBA:
     from numba.extending import overload
 
     def _finish(scale, v, count):
-        """v, or v / count (scale 1), or v / sqrt(count) (scale 2); v when count == 0."""
+        """v, or v / count (scale 1), or v / sqrt(count) (scale 2); v when count == 0. Integers
+        (the sorted mean; sqrt_n is refused for them) divide truncating toward zero, as C++ does."""
 
     @overload(_finish)
     def _finish_impl(scale, v, count):
-        if isinstance(v, types.Integer):  # mean and sqrt_n are refused for integers
-            return lambda scale, v, count: v
+        if isinstance(v, types.Integer):
+            def int_impl(scale, v, count):
+                if scale != 1 or count == 0:
+                    return v
+                q = v // count                      # floor division: one below truncation when
+                if v < 0 and q * count != v:        # a negative sum leaves a remainder
+                    q += 1
+                return q
+            return int_impl
 
         def impl(scale, v, count):
             if scale == 0 or count == 0:

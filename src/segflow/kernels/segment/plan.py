@@ -104,13 +104,13 @@ KINDS = (
     Kind("prod",   PROD, np.multiply, 0,    _one,     _one,       1, "ifc", "numpy", True,  False, (_U, _S)),
     Kind("max",    MAX,  np.maximum,  0,    _lowest,  _below_all, 0, "if",  "",      False, True,  (_U, _S)),
     Kind("min",    MIN,  np.minimum,  0,    _highest, _above_all, 0, "if",  "",      False, True,  (_U, _S)),
-    Kind("mean",   SUM,  np.add,      1,    _zero,    _zero,      0, "fc",  "pairs", True,  False, (_U, _S, _P)),
+    Kind("mean",   SUM,  np.add,      1,    _zero,    _zero,      0, "ifc", "pairs", True,  False, (_U, _S, _P)),
     Kind("sqrt_n", SUM,  np.add,      2,    _zero,    _zero,      0, "fc",  "pairs", True,  False, (_U, _P)),
 )
 _BY_NAME = {k.name: k for k in KINDS}
 COMBINE = {k.code: k.combine for k in KINDS}   # the NumPy path's ufunc of each loop code
 _REAL_ONLY = " and ".join(k.name for k in KINDS if "c" not in k.dtypes)    # "max and min"
-_INEXACT_ONLY = " and ".join(k.name for k in KINDS if "i" not in k.dtypes)  # "mean and sqrt_n"
+_INEXACT_ONLY = " and ".join(k.name for k in KINDS if "i" not in k.dtypes)  # "sqrt_n"
 
 
 def kind_names(entry):
@@ -134,8 +134,8 @@ class Plan:
 
     kind: the `Kind` row; op, scale: its loop code and finishing; cd: the dtype the loops read;
     acc: the dtype they accumulate in; mode: "" (cast to cd), "pairs" (complex sums as float
-    (re, im) pairs), "bias" (uint64 max/min as sign-flipped int64), or "numpy" (complex prod:
-    the NumPy path).
+    (re, im) pairs), "bias" (uint64 max/min as sign-flipped int64), or "numpy" (complex prod,
+    uint64 mean: the NumPy path).
     """
     __slots__ = ("kind", "op", "scale", "dtype", "cd", "acc", "mode", "_starts")
 
@@ -154,7 +154,7 @@ class Plan:
             if cls == "c":
                 raise BadInput("data", f"{_REAL_ONLY} are not defined for complex dtype {dtype}")
             if "i" not in row.dtypes and cls != "f":
-                raise BadInput("data", f"{_INEXACT_ONLY} need a floating or complex dtype, not"
+                raise BadInput("data", f"{_INEXACT_ONLY} needs a floating or complex dtype, not"
                                        f" {dtype}")
             raise BadInput("data", f"dtype {dtype} is not supported by segment reductions")
         if cls == "c":
@@ -171,6 +171,9 @@ class Plan:
             self.cd = np.dtype(np.int64)
             if dtype == np.uint64 and row.ordered:
                 self.mode = "bias"
+            elif dtype == np.uint64 and row.scale:
+                # an unsigned mean divides unsigned sums: the NumPy path, in uint64
+                self.cd, self.mode = dtype, "numpy"
         else:
             raise BadInput("data", f"dtype {dtype} is not supported by segment reductions")
         wide = row.wide and accumulate == "wide"
@@ -182,6 +185,8 @@ class Plan:
     def rows(self, data, n, D):
         """data as a C-contiguous (n, D) array of cd ((n, 2D) for complex pairs)."""
         data = np.ascontiguousarray(data).reshape(n, D)
+        if self.mode == "numpy":
+            return data.astype(self.cd, copy=False)
         if self.mode == "pairs":
             return data.view(self.cd)
         if self.mode == "bias":

@@ -1,0 +1,18 @@
+"""`sf.compat.v1.nn` (TensorFlow 1's `tf.nn`): the TF1 spellings - `embedding_lookup(params, ids,
+partition_strategy="mod", ...)` and the sparse lookups with `partition_strategy`, and the v1
+`softmax_cross_entropy_with_logits` (no gradient for the labels)."""
+from segflow._ops.nn import (
+    bias_add, l2_loss, l2_normalize, leaky_relu, log_softmax, relu, relu6, sigmoid,
+    sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits_v2, softplus, sparse_softmax_cross_entropy_with_logits, tanh,
+    xw_plus_b
+)
+from segflow._ops.embedding import embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse
+from segflow._ops.sort import top_k
+from segflow._ops.nn_conv import conv2d, max_pool, max_pool2d
+
+__all__ = ["bias_add", "conv2d", "max_pool", "max_pool2d", "embedding_lookup", "embedding_lookup_sparse", "l2_loss", "l2_normalize",
+           "leaky_relu", "log_softmax", "relu", "relu6", "safe_embedding_lookup_sparse", "sigmoid",
+           "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "softplus", "sparse_softmax_cross_entropy_with_logits",
+           "tanh", "top_k", "xw_plus_b"]

@@ -1,0 +1,1 @@
+"""TensorFlow's `debug` package name: faces over segflow._ops."""

@@ -1,0 +1,1 @@
+"""TensorFlow's `debug.lib` package name: faces over segflow._ops."""

@@ -1,0 +1,10 @@
+"""`sf.debugging` (TensorFlow's `tf.debugging`): run-time assertions and numeric checks."""
+from segflow._ops.debugging import (
+    Assert, assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal, assert_near,
+    assert_negative, assert_non_negative, assert_non_positive, assert_none_equal, assert_positive, assert_rank,
+    assert_rank_at_least, assert_type, check_numerics
+)
+
+__all__ = ["Assert", "assert_equal", "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
+           "assert_near", "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
+           "assert_positive", "assert_rank", "assert_rank_at_least", "assert_type", "check_numerics"]

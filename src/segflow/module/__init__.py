@@ -1,0 +1,1 @@
+"""TensorFlow's `module` package name."""
