@@ -477,3 +477,23 @@ def test_safe_lookup_variable_tables(mode):
     ids = SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([9, 1, -4], np.int64), [3, 2])
     out = embedding_ops.safe_embedding_lookup_sparse(shards, ids, combiner="sqrtn", default_id=0)
     np.testing.assert_allclose(mode.evaluate(out), [(TABLE[9] + TABLE[1]) / np.sqrt(2), TABLE[0], TABLE[0]])
+
+
+@pytest.mark.parametrize("ids_shape", [(), (3,), (4, 3), (2, 3, 4)])
+@pytest.mark.parametrize("shards", [1, 2, 3])
+def test_lookup_and_transform_sees_rows_for_any_id_rank(ids_shape, shards):
+    """transform_fn gets [n, ...] rows (the ids flattened) whatever the ids' rank, as in TF, and
+    the result is ids.shape + the transformed row shape."""
+    from segflow.ops import embedding_ops
+    rng = np.random.default_rng(8)
+    params = rng.random((6, 3)) + 2.0
+    norms = np.linalg.norm(params * (2.0 / np.linalg.norm(params, axis=1, keepdims=True)), axis=1)
+    ids = rng.integers(0, 6, size=int(np.prod(ids_shape, dtype=np.int64))).reshape(ids_shape)
+    if shards == 1:
+        tables = params
+    else:   # "mod" partitions: shard p holds rows p, p + shards, ...
+        tables = [params[p::shards] for p in range(shards)]
+    got = embedding_ops._embedding_lookup_and_transform(tables, ids, max_norm=2.0,
+                                                          transform_fn=lambda x: sf.norm(x, axis=1))
+    np.testing.assert_allclose(got.numpy(), norms[ids], rtol=1e-12)
+    assert got.shape.as_list() == list(ids_shape)

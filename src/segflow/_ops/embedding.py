@@ -122,7 +122,8 @@ def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=
             # arithmetic on them (uint8 / bool ids cannot even hold the -1 of an out-of-range id)
             raise errors.invalid_input(errors.OpName("GatherV2", name), "indices", f"dtype {ids.dtype.name} is not "
                                        "supported (attr Tindices: one of int32, int64)", cls=errors.DTypeError)
-        if n == 1:
+        if n == 1 and (transform_fn is None or ids.shape.rank == 1):
+            # (a transform sees rows of flat ids, as in TF: other id ranks take the general path)
             result = _transform(_clip(gather_ops.gather(params[0], ids), ids, max_norm), transform_fn)
             return shape_ops.identity(result)
         flat_ids = shape_ops.reshape(ids, [-1])
