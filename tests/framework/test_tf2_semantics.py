@@ -122,3 +122,22 @@ def test_tf2_module_faces():
     got = gen_math_ops.unsorted_segment_sum(np.array([1.0, 2.0, 4.0]), [0, 0, 1], 2).numpy()
     np.testing.assert_array_equal(got, [3.0, 4.0])
     assert gen_math_ops.mat_mul is sf.matmul
+
+
+def test_reshape_of_an_empty_tensor_infers_minus_one_from_the_nonzero_dims():
+    # TF: the -1 is what the input's non-zero dimensions leave after the target's non-zero sizes
+    assert sf.reshape(sf.zeros((0, 3)), [0, -1]).shape.as_list() == [0, 3]
+    assert sf.reshape(sf.zeros((2, 0, 6)), [0, 3, -1]).shape.as_list() == [0, 3, 4]
+    with sf.Graph().as_default():
+        p = sf.compat.v1.placeholder(sf.float32, [None, 3])
+        with sf.compat.v1.Session() as sess:
+            assert sess.run(sf.reshape(p, [0, -1]), {p: np.zeros((0, 3))}).shape == (0, 3)
+    with pytest.raises(sf.errors.InvalidArgumentError, match="cannot be inferred"):
+        sf.reshape(sf.zeros((2, 3)), [0, -1])
+
+
+def test_float_mean_keeps_the_dtype_and_is_exact():
+    x = np.array([[1.0, 2.0], [3.0, 6.0]], np.float32)
+    got = sf.reduce_mean(x, 0)
+    assert got.dtype == sf.float32 and got.numpy().tolist() == [2.0, 4.0]
+    assert np.isnan(sf.reduce_mean(sf.zeros([0])).numpy())

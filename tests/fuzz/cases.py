@@ -1799,11 +1799,12 @@ def fam_reshape(R, mode):
                 known *= d
         if -1 in t:
             if known == 0:
-                if n == 0:
-                    ctx.either("-1 with a zero dim")
-                else:
+                if n != 0:
                     ctx.error("cannot infer -1")
-                t = [0 if d == -1 else d for d in t]
+                # TF: the -1 is what the input's non-zero dims leave after the target's non-zero sizes
+                have = int(np.prod([d for d in x.shape if d], dtype=np.int64))
+                want = int(np.prod([d for d in t if d not in (0, -1)], dtype=np.int64))
+                t = [have // want if d == -1 else d for d in t]
             elif n % known:
                 ctx.error("size does not divide")
             else:

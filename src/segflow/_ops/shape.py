@@ -360,6 +360,18 @@ def _reshape_target(n, target, input_shape):
     if -1 in target:
         if n is None:
             return [None if d == -1 else d for d in target]
+        if known == 0 and n == 0 and input_shape is not None and None not in input_shape:
+            # TF's rule for empty tensors: the -1 is what the input's non-zero dimensions leave
+            # after the target's non-zero sizes (reshape(zeros([0, 3]), [0, -1]) has shape [0, 3])
+            have = 1
+            for d in input_shape:
+                if d:
+                    have *= d
+            want = 1
+            for d in target:
+                if d not in (0, -1):
+                    want *= d
+            return [have // want if d == -1 else d for d in target]
         if known == 0 or n % known:
             raise BadInput("shape", f"cannot reshape a tensor of {n} elements ({input_shape}) to {target}: the "
                                     f"known sizes multiply to {known}, so the -1 cannot be inferred")
@@ -391,7 +403,8 @@ def _reshape_kernel(x, shape):
     if shape.ndim != 1:
         raise BadInput("shape", f"must be a vector, got shape {list(shape.shape)}")
     out = _reshape_target(x.size, [int(d) for d in shape], list(x.shape))
-    check_output_shape(out, x.dtype, "shape")
+    if x.size == 0:     # a view of the same elements: only an empty shape can be unrepresentable
+        check_output_shape(out, x.dtype, "shape")
     return np.reshape(x, tuple(out))
 
 
