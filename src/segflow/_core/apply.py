@@ -73,10 +73,47 @@ def apply_op(op_type, *inputs, name=None, **attrs):
             fast = _eager_list_args(opdef, inputs)  # AddN of gradients, ConcatV2, Pack ...
             if fast is not None:
                 return _run_eager(opdef, fast[0], fast[1], attrs, name)
-        tensors = _convert_inputs(opdef, inputs, attrs.pop("_dtype_hints", None))
+        tensors = _convert_inputs(opdef, inputs, attrs.pop("_dtype_hints", None), borrow=not opdef.stateful)
         args = [[t._value for t in x] if isinstance(x, list) else x._value for x in tensors]
+        borrowed = [t for t in _flat_inputs(opdef, tensors) if type(t) is _Borrowed]
+        if borrowed:
+            return _run_borrowing(opdef, tensors, args, attrs, name, borrowed)
         return _run_eager(opdef, tensors, args, attrs, name)
     return _build_node(opdef, inputs, attrs, name)
+
+
+class _Borrowed(EagerTensor):
+    """A caller's NumPy array as the input of one eager op, not copied (`_run_borrowing` makes
+    sure nothing that outlives the call aliases it)."""
+
+    __slots__ = ()
+
+
+def _borrowable(x):
+    """Whether an eager op may read the NumPy array `x` in place: a plain native numeric array,
+    C-contiguous and aligned (what a copy would have produced)."""
+    flags = x.flags
+    return (flags.c_contiguous and flags.aligned and x.dtype.isnative and x.dtype.kind in "biufc"
+            and x.dtype.names is None)
+
+
+def _run_borrowing(opdef, tensors, args, attrs, name, borrowed):
+    """An eager op over caller arrays it did not copy (TF copies every NumPy input). A later change
+    to the caller's array must change nothing already returned or recorded: inputs a tape may keep
+    are copied first (only while a tape records in this thread), and an output that shares memory
+    with a borrowed array (a view such as reshape, or identity) is copied afterwards."""
+    if _tapes_active.any and _tape_state.tapes:
+        for t in borrowed:
+            t._value = t._value.copy()
+        args = [[t._value for t in x] if isinstance(x, list) else x._value for x in tensors]
+        return _run_eager(opdef, tensors, args, attrs, name)
+    result = _run_eager(opdef, tensors, args, attrs, name)
+    outs = [result] if isinstance(result, EagerTensor) else (result if isinstance(result, list) else [])
+    for o in outs:
+        v = o._value
+        if isinstance(v, np.ndarray) and any(np.may_share_memory(v, t._value) for t in borrowed):
+            o._value = v.copy()
+    return result
 
 
 def _run_eager(opdef, tensors, args, attrs, name):
@@ -306,7 +343,7 @@ def resource_exhausted(op_type, node_name, exc, op=None):
     return errors.ResourceExhaustedError(None, op, f"{prefix}: out of memory" + (f": {detail}" if detail else ""))
 
 
-def _convert_inputs(opdef, inputs, hints=None):
+def _convert_inputs(opdef, inputs, hints=None, borrow=False):
     """Converts inputs to tensors of the current mode, using the dtype of tensor inputs that share an
     attr as the dtype of plain Python values (1 + t takes t's dtype)."""
     if len(inputs) != len(opdef.input_names):
@@ -344,9 +381,9 @@ def _convert_inputs(opdef, inputs, hints=None):
             if isinstance(x, (Tensor, IndexedSlices)):
                 raise errors.invalid_input(errors.OpName(opdef.name, None), opdef.input_names[p],
                                            "expects a list of tensors, got a single tensor")
-            out.append([_to_tensor(opdef, p, item, hint_at[p], from_tensor[p]) for item in x])
+            out.append([_to_tensor(opdef, p, item, hint_at[p], from_tensor[p], borrow) for item in x])
         else:
-            out.append(_to_tensor(opdef, p, x, hint_at[p], from_tensor[p]))
+            out.append(_to_tensor(opdef, p, x, hint_at[p], from_tensor[p], borrow))
     return out
 
 
@@ -367,7 +404,12 @@ def _numpy_takes(arr, hint):
     return False
 
 
-def _to_tensor(opdef, p, x, hint, hint_from_tensor=False):
+def _to_tensor(opdef, p, x, hint, hint_from_tensor=False, borrow=False):
+    if borrow and type(x) is _ndarray and (hint is None or not hint_from_tensor or x.dtype == hint.as_numpy_dtype) \
+            and _borrowable(x):
+        view = x.view()                 # eager, and the op keeps nothing: read the caller's array in
+        view.flags.writeable = False    # place (read-only: a kernel can never write into it)
+        return _Borrowed(view)
     if isinstance(x, Tensor):
         eager = _shared.all_eager or _state.eager
         if eager and not isinstance(x, _EagerTensor):
