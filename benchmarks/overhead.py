@@ -7,6 +7,8 @@ What is timed (all on tiny float32 tensors, so the numbers are pure framework ov
   eager_add      one eager `a + b` on two 1-element tensors, per op (us)
   chain10_grad   GradientTape: forward through a 10-op elementwise chain (mul, add, tanh, ...) on a
                  16-element tensor, then tape.gradient w.r.t. the chain's input (us)
+  chain10_scalars  the chain10_grad work with Python floats for w and b (`y * 1.01 + 0.5`): the
+                 cost of converting Python scalars (issue target: <= torch eager) (us)
   chain30_grad   the same with y = tanh(y * w + b) ten times (30 ops); reported, no target (us)
   session_1op    Session.run of a graph with one small op: the fixed cost of a run (us)
   session_100op  Session.run of a 100-op elementwise chain (us)
@@ -39,6 +41,7 @@ import numpy as np
 ROWS = [
     ("eager_add", "eager a + b (1 element), per op", "us", 3.0),
     ("chain10_grad", "10-op chain forward + tape.gradient", "us", 100.0),
+    ("chain10_scalars", "10-op chain, Python-scalar operands (y*1.01+0.5)", "us", None),
     ("chain30_grad", "10x tanh(y*w+b) (30 ops) fwd + gradient", "us", None),
     ("session_1op", "Session.run, 1-op graph (fixed cost)", "us", 15.0),
     ("session_100op", "Session.run, 100-op chain", "us", None),
@@ -173,6 +176,7 @@ def bench_segflow(q):
         return run
 
     r["chain10_grad"] = measure(grad_of(_chain10), q.n_chain, q.repeat)
+    r["chain10_scalars"] = measure(grad_of(lambda y, w, b, tanh: _chain10(y, 1.01, 0.5, tanh)), q.n_chain, q.repeat)
     r["chain30_grad"] = measure(grad_of(_chain30), q.n_chain // 3, q.repeat)
 
     g1 = ops.Graph()
@@ -253,6 +257,8 @@ def bench_tensorflow(q):
         return run
 
     r["chain10_grad"] = measure(grad_of(_chain10), q.n_chain // 10, q.repeat)
+    r["chain10_scalars"] = measure(grad_of(lambda y, w, b, tanh: _chain10(y, 1.01, 0.5, tanh)), q.n_chain // 10,
+                                   q.repeat)
     r["chain30_grad"] = measure(grad_of(_chain30), q.n_chain // 30, q.repeat)
 
     v1 = tf.compat.v1
@@ -331,6 +337,7 @@ def bench_torch(q):
         return run
 
     r["chain10_grad"] = measure(grad_of(_chain10), q.n_chain, q.repeat)
+    r["chain10_scalars"] = measure(grad_of(lambda y, w, b, tanh: _chain10(y, 1.01, 0.5, tanh)), q.n_chain, q.repeat)
     r["chain30_grad"] = measure(grad_of(_chain30), q.n_chain // 3, q.repeat)
     r["fn_chain10_grad"] = r["fn_chain10_tape"] = r["chain10_grad"]      # eager: no traced functions
 

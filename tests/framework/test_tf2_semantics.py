@@ -141,3 +141,22 @@ def test_float_mean_keeps_the_dtype_and_is_exact():
     got = sf.reduce_mean(x, 0)
     assert got.dtype == sf.float32 and got.numpy().tolist() == [2.0, 4.0]
     assert np.isnan(sf.reduce_mean(sf.zeros([0])).numpy())
+
+
+def test_python_scalar_operands_take_the_tensor_dtype_both_sides():
+    x = sf.constant([1.0, 2.0])
+    for got, want in ((x * 1.5, [1.5, 3.0]), (1.5 * x, [1.5, 3.0]), (x - 1, [0.0, 1.0]), (1 - x, [0.0, -1.0]),
+                      (x / 4, [0.25, 0.5]), (4 / x, [4.0, 2.0]), (x ** 2, [1.0, 4.0]), (2 ** x, [2.0, 4.0])):
+        assert got.dtype == sf.float32
+        np.testing.assert_array_equal(got.numpy(), want)
+    i = sf.constant([3, 4])
+    assert (i * 2).dtype == sf.int32 and (i * 2).numpy().tolist() == [6, 8]
+    assert (i / 2).dtype == sf.float64 and (i / 2).numpy().tolist() == [1.5, 2.0]   # truediv of ints
+    with pytest.raises(sf.errors.InvalidArgumentError):
+        i * 1.5                              # a float never silently becomes an integer
+    with pytest.raises((sf.errors.InvalidArgumentError, TypeError, ValueError)):
+        i + 2**40                            # out of int32's range
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = sf.reduce_sum(x * 3.0 + 0.5)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 3.0])
