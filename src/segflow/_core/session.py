@@ -22,11 +22,12 @@ __all__ = ["Session", "InteractiveSession", "BaseSession"]
 class _Plan:
     """An ordered program for one (fetches, feeds) signature."""
 
-    __slots__ = ("steps", "n_slots", "feed_slots", "fetch_slots", "fetch_builders", "target_count")
+    __slots__ = ("steps", "n_slots", "feed_slots", "fetch_slots", "fetch_builders", "target_count", "preset")
 
     def __init__(self):
         self.steps = []          # (op, kernel, in_slots, out_slots, attrs, stateful, regroup)
         self.n_slots = 0
+        self.preset = ()         # (slot, value) computed once when the plan was made (folded)
 
 
 class BaseSession:
@@ -301,6 +302,7 @@ class Session(BaseSession):
         plan.n_slots = n_slots
         plan.feed_slots = [slots[t] for t in fed]
         plan.fetch_slots = [slots[t] for t in tensors]
+        _fold(plan)
         return plan
 
     def _execute(self, plan, feed_values):
@@ -313,10 +315,55 @@ def make_plan(fetches, targets, fed):
     return Session._make_plan(None, fetches, targets, fed)
 
 
+_FOLD_MAX_ELEMENTS = 4096     # larger constants are computed at each run (a plan keeps what it folds)
+
+
+def _fold(plan):
+    """Runs once, when the plan is made, the steps whose inputs are all constants: stateless ops
+    on Const nodes and on what such steps computed, with small outputs (shapes, counts, the
+    reduction indices of a gradient graph). Their outputs become the plan's `preset` values
+    (read-only; a fetched one is copied), so each run skips them. A step that fails is left to
+    run, so errors surface as before."""
+    known = {}
+    kept = []
+    for step in plan.steps:
+        op, kernel, in_slots, out_slots, attrs, stateful, regroup, single = step
+        if stateful or any(i not in known for i in in_slots):
+            kept.append(step)
+            continue
+        args = [known[i] for i in in_slots]
+        if regroup:
+            args = regroup_inputs(op.op_def, args, op._input_counts)
+        try:
+            out = kernel(*args, **attrs)
+            outs = [out] if single else list(out)
+            outs = [np.asarray(o) for o in outs]
+        except Exception:       # noqa: BLE001 - left for the run, which reports it
+            kept.append(step)
+            continue
+        if len(outs) != len(out_slots) or any(o.dtype == object or o.size > _FOLD_MAX_ELEMENTS for o in outs):
+            kept.append(step)
+            continue
+        for slot, o in zip(out_slots, outs):
+            if o.flags.writeable:
+                o = o.copy() if o.base is not None else o
+                o.flags.writeable = False
+            known[slot] = o
+    if len(kept) == len(plan.steps):
+        return
+    needed = set(plan.fetch_slots)
+    for step in kept:
+        needed.update(step[2])
+    plan.preset = tuple((slot, v) for slot, v in known.items() if slot in needed)
+    plan.steps = kept
+
+
 def execute_plan(plan, feed_values, resources):
     """Runs `plan` with `feed_values` (arrays, in the order of its fed tensors) against `resources`
     (the variables' store: a Session's, or a function's); returns the fetched arrays."""
     values = [None] * plan.n_slots
+    for slot, v in plan.preset:
+        values[slot] = v
     for slot, v in zip(plan.feed_slots, feed_values):
         values[slot] = v
     for op, kernel, in_slots, out_slots, attrs, stateful, regroup, single in plan.steps:
@@ -344,7 +391,12 @@ def execute_plan(plan, feed_values, resources):
         else:
             for slot, o in zip(out_slots, out):
                 values[slot] = o
-    return [_as_array(values[i]) for i in plan.fetch_slots]
+    out = [_as_array(values[i]) for i in plan.fetch_slots]
+    if plan.preset:     # a folded value is shared by every run: hand out copies
+        for k, v in enumerate(out):
+            if isinstance(v, np.ndarray) and not v.flags.writeable:
+                out[k] = v.copy()
+    return out
 
 
 def _as_array(v):
