@@ -46,3 +46,16 @@ def test_large_constants_are_computed_each_run():
         assert any(step[0].type == "AddV2" for step in plan.steps)
         with sf.compat.v1.Session() as sess:
             assert sess.run(big).sum() == 10000.0
+
+
+def test_shape_and_size_of_static_shapes_fold_even_with_unknown_values():
+    with sf.Graph().as_default():
+        p = sf.compat.v1.placeholder(sf.float32, [2, 3])
+        n = sf.cast(sf.size(p), sf.float32) * 2.0        # known from the static shape alone
+        q = sf.compat.v1.placeholder(sf.float32, [None, 3])
+        m = sf.size(q)                                    # not known until q is fed
+        assert make_plan([n], [], [p]).steps == []
+        assert [s[0].type for s in make_plan([m], [], [q]).steps] == ["Size"]
+        with sf.compat.v1.Session() as sess:
+            assert sess.run(n, {p: np.zeros((2, 3))}) == 12.0
+            assert sess.run(m, {q: np.zeros((5, 3))}) == 15

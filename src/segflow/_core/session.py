@@ -7,6 +7,7 @@ generators keep their state in the Session (`ExecState.resources`).
 import numpy as np
 
 from segflow._core import dtypes, errors, mode
+from segflow._core import fold as tensor_util
 from segflow._core.graph import get_default_graph
 from segflow._core.operation import Operation
 from segflow._core.indexed_slices import IndexedSlices, IndexedSlicesValue
@@ -328,8 +329,19 @@ def _fold(plan):
     kept = []
     for step in plan.steps:
         op, kernel, in_slots, out_slots, attrs, stateful, regroup, single = step
-        if stateful or any(i not in known for i in in_slots):
+        if stateful:
             kept.append(step)
+            continue
+        if any(i not in known for i in in_slots):
+            # Shape / Size / Rank of a statically shaped tensor: known without its value
+            static = None if op.op_def.constant_value is None or len(out_slots) != 1 else \
+                tensor_util.constant_value(op.outputs[0])
+            if static is None or np.asarray(static).size > _FOLD_MAX_ELEMENTS:
+                kept.append(step)
+                continue
+            static = np.array(static)
+            static.flags.writeable = False
+            known[out_slots[0]] = static
             continue
         args = [known[i] for i in in_slots]
         if regroup:
