@@ -125,3 +125,21 @@ def test_scatter_rows_out_of_range_leave_the_variable_alone(op):
                                                               r"\[0, 6\)"):
             op(v, np.array(bad), updates)
         np.testing.assert_array_equal(v.numpy(), [1, 2, 3, 4, 5, 6])
+
+
+def test_gather_gradient_dense_shape_is_int32_as_tf():
+    """TF's gather / sparse_read gradients carry an int32 dense_shape; segflow keeps int64 only
+    where a dimension is unknown when the graph is built (it might not fit)."""
+    w = sf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    t = sf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with sf.GradientTape(persistent=True) as tape:
+        tape.watch(t)
+        a = sf.reduce_sum(sf.gather(w, [0]))
+        b = sf.reduce_sum(sf.gather(t, [1, 1]))
+    gw, gt = tape.gradient(a, w), tape.gradient(b, t)
+    assert gw.dense_shape.dtype == sf.int32 and gw.dense_shape.numpy().tolist() == [2, 2]
+    assert gt.dense_shape.dtype == sf.int32 and gt.dense_shape.numpy().tolist() == [2, 2]
+    with sf.Graph().as_default():
+        p = sf.compat.v1.placeholder(sf.float32, [None, 2])
+        (g,) = sf.gradients(sf.reduce_sum(sf.gather(p, [1])), p)
+        assert g.dense_shape.dtype == sf.int64

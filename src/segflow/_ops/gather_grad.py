@@ -17,6 +17,15 @@ from segflow._ops import scatter as scatter_ops
 from segflow._ops import join as join_ops
 
 
+def slices_dense_shape(params_shape, static):
+    """The dense_shape of a gather gradient: int32 as TF makes it, unless a dimension of the table
+    (static shape `static`) might not fit, where int64 is kept rather than wrapping."""
+    dims = static.as_list() if static.rank is not None else None
+    if dims is not None and all(d is not None and d < 2**31 for d in dims):
+        return cast_ops.cast(params_shape, dtypes.int32)
+    return params_shape
+
+
 @RegisterGradient("GatherV2")
 def _gather_grad(op, grad):
     params, indices, axis = op.inputs
@@ -37,13 +46,14 @@ def _gather_grad(op, grad):
             rows = gather(indices, grad.indices)
             size = so.reshape(so.size(rows, out_type=dtypes.int64), [1])
             values = so.reshape(grad.values, join_ops.concat([size, params_shape[1:]], 0))
-            return [IndexedSlices(values, so.reshape(rows, [-1]), params_shape), None, None]
+            return [IndexedSlices(values, so.reshape(rows, [-1]), slices_dense_shape(params_shape, params.shape)),
+                    None, None]
         grad = convert_to_tensor(grad)
     if axis0:
         size = so.reshape(so.size(indices, out_type=dtypes.int64), [1])
         values_shape = join_ops.concat([size, params_shape[1:]], 0)
-        return [IndexedSlices(so.reshape(grad, values_shape), so.reshape(indices, [-1]), params_shape),
-                None, None]
+        return [IndexedSlices(so.reshape(grad, values_shape), so.reshape(indices, [-1]),
+                              slices_dense_shape(params_shape, params.shape)), None, None]
     # Other axes: move the gathered axis to the front, sum rows by index, move it back.
     rank = params.shape.rank
     if axis_value is None or rank is None or indices.shape.rank is None:

@@ -1,11 +1,13 @@
 """Gradients of variable reads: the handle is the variable's gradient source (ReadVariableOp, ResourceGather)."""
-from segflow._core import dtypes
+from segflow._core import dtypes, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import NotDifferentiable, RegisterGradient
+from segflow._core.tensor import EagerTensor
 from segflow._ops import join as join_ops
 from segflow._ops import shape as so
-from segflow._ops.variable_ops import SCATTER_OPS, variable_shape
+from segflow._ops.gather_grad import slices_dense_shape
+from segflow._ops.variable_ops import SCATTER_OPS, handle_shape, variable_shape
 
 
 # ----------------------------------------------------------------------------------------------
@@ -26,7 +28,16 @@ def _resource_gather_grad(op, grad):
     params_shape = variable_shape(handle, out_type=dtypes.int64)
     size = so.reshape(so.size(indices, out_type=dtypes.int64), [1])
     values = so.reshape(grad, join_ops.concat([size, params_shape[1:]], 0))
-    return [IndexedSlices(values, so.reshape(indices, [-1]), params_shape), None]
+    return [IndexedSlices(values, so.reshape(indices, [-1]), slices_dense_shape(params_shape, _table_shape(handle))),
+            None]
+
+
+def _table_shape(handle):
+    """The static shape of the variable behind `handle` (an eager one's current value's)."""
+    if isinstance(handle, EagerTensor):
+        value = handle.numpy().item().value
+        return tensor_shape.TensorShape(value.shape) if value is not None else tensor_shape.unknown_shape()
+    return handle_shape(handle)
 
 
 for _name in ("VarHandleOp", "VariableShape", "VarIsInitializedOp", "AssignVariableOp", "AssignAddVariableOp",
