@@ -29,7 +29,8 @@ from segflow._core.session import execute_plan
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import tape as tape_lib
 from segflow._ops import elementwise as cw, shape as shape_ops
-from segflow._ops.function import ConcreteFunction, FuncGraph, _recomputing
+from segflow._ops.concrete_function import ConcreteFunction, _recomputing
+from segflow._ops.func_graph import FuncGraph
 from segflow.util import nest
 
 __all__ = ["cond", "case", "switch_case", "while_loop"]

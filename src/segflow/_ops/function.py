@@ -23,7 +23,7 @@ from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.tensor_spec import TensorSpec
 from segflow._ops import shape as shape_ops
-from segflow._ops.concrete_function import ConcreteFunction, _as_input, _recomputing  # noqa: F401 (control_flow)
+from segflow._ops.concrete_function import ConcreteFunction, _as_input
 from segflow._ops.func_graph import FuncGraph
 from segflow.util import nest
 
