@@ -74,7 +74,7 @@ def test_disable_v2_behavior_is_tf1(restore_behaviour):
     sf.compat.v1.disable_v2_behavior()
     assert not sf.executing_eagerly()
     x = sf.constant([1.0])
-    assert not isinstance(x, sf.Tensor) or (x == x) is True
+    assert not sf.executing_eagerly() and (x == x) is True and (x == sf.constant([1.0])) is False
     sf.compat.v1.enable_v2_behavior()
     assert sf.executing_eagerly()
     assert isinstance(sf.constant([1.0]) == 1.0, sf.Tensor)

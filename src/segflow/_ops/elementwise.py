@@ -9,8 +9,7 @@ import numpy as np
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
-from segflow._core.tensor import EagerTensor as _EagerTensor, Tensor
-from segflow._core.mode import _shared as _ctx, _state as _ctx_state
+from segflow._core.tensor import Tensor
 from segflow._core.apply import apply_op
 from segflow._core import tensor as _tensor_module
 from segflow._core.registry import TensorSpec, hooks, register_op
@@ -542,60 +541,6 @@ def complex(real, imag, name=None):
 def sum_to_shape(x, shape, name=None):
     """Sums `x` over the axes along which `shape` was broadcast to x's shape (a gradient helper)."""
     return apply_op("SumToShape", x, shape, name=name)
-
-
-# ----------------------------------------------------------------------------------------------
-# Operators on Tensor
-
-
-_FLOAT_MAX = {}     # NumPy float / complex dtype -> the largest finite value of its real part
-
-
-def _scalar_like(t, y, float_only):
-    """The Python number `y` as an eager scalar of eager tensor `t`'s dtype, when that is exactly
-    what converting it would give (float and complex tensors; integer tensors with an int that
-    fits, unless `float_only`); else None (the general conversion decides)."""
-    v = t._value
-    kind = v.dtype.kind
-    if kind == "f" or kind == "c":
-        top = _FLOAT_MAX.get(v.dtype)
-        if top is None:
-            top = _FLOAT_MAX[v.dtype] = float(np.finfo(v.dtype).max)
-        if not -top <= y <= top:
-            return None     # out of the dtype's range, inf or nan: the general path decides
-        return _EagerTensor(np.asarray(y, v.dtype))
-    if kind in "iu" and not float_only and type(y) is int:
-        info = np.iinfo(v.dtype)
-        if info.min <= y <= info.max:
-            return _EagerTensor(np.asarray(y, v.dtype))
-    return None
-
-
-def _with_scalars(fn, reflected, float_only=False):
-    """The operator `fn` with a fast path for an eager tensor and a Python int or float (`x * 1.01`,
-    `0.5 + x`): the number becomes a scalar of the tensor's dtype directly, not through the general
-    conversion; everything else goes the general way."""
-    def op(x, y):
-        if type(x) is _EagerTensor and (type(y) is float or type(y) is int) and (_ctx.all_eager or _ctx_state.eager):
-            s = _scalar_like(x, y, float_only)
-            if s is not None:
-                return fn(s, x) if reflected else fn(x, s)
-        return fn(y, x) if reflected else fn(x, y)
-    return op
-
-
-for _op_name, _fn, _float_only in (("__add__", add, False), ("__sub__", subtract, False), ("__mul__", multiply, False),
-                                   ("__truediv__", truediv, True), ("__floordiv__", floordiv, False),
-                                   ("__mod__", floormod, False), ("__pow__", pow, False),
-                                   ("__and__", logical_and, False), ("__or__", logical_or, False),
-                                   ("__xor__", logical_xor, False)):
-    Tensor._override_operator(_op_name, _with_scalars(_fn, False, _float_only))
-    Tensor._override_operator("__r" + _op_name[2:], _with_scalars(_fn, True, _float_only))
-for _op_name, _fn in (("__lt__", less), ("__le__", less_equal), ("__gt__", greater), ("__ge__", greater_equal)):
-    Tensor._override_operator(_op_name, _fn)
-Tensor._override_operator("__neg__", negative)
-Tensor._override_operator("__abs__", abs)
-Tensor._override_operator("__invert__", logical_not)
 
 
 hooks.add = add

@@ -11,7 +11,7 @@ from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
 from segflow._core.tensor import Tensor
-from segflow._ops import elementwise as cw
+from segflow._ops import clip as clip_ops, elementwise as cw
 from segflow._ops import gather as gather_ops, reduce as reduction_ops, segment as segment_ops, shape as shape_ops, stitch as stitch_ops
 from segflow._ops.sparse_tensor import SparseTensor
 from segflow._ops.ragged import RaggedTensor
@@ -40,12 +40,7 @@ def _clip(params, ids, max_norm):
         axes = _range(shape_ops.rank(ids), shape_ops.rank(params))
     else:
         axes = list(range(ids_rank, params_rank))
-    l2sum = reduction_ops.reduce_sum(params * params, axes, keepdims=True)
-    positive = cw.greater(l2sum, shape_ops.zeros_like(l2sum))
-    safe = cw.where_v2(positive, l2sum, shape_ops.ones_like(l2sum))
-    l2norm = cw.where_v2(positive, cw.sqrt(safe), l2sum)
-    max_norm = convert_to_tensor(max_norm, dtype=params.dtype)
-    return cw.truediv(params * max_norm, cw.maximum(l2norm, max_norm))
+    return clip_ops.clip_by_norm(params, max_norm, axes)
 
 
 def _transform(rows, transform_fn):
