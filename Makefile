@@ -18,8 +18,10 @@ test: $(STAMP)
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
+# The peers (TensorFlow, PyTorch, JAX, scikit-learn, LightGBM) are the `bench` extra; a peer that
+# cannot be installed here is skipped by the benchmarks, which say so.
 bench: $(STAMP)
-	$(PY) -m pip install -q scipy || true
+	$(PY) -m pip install -q -e '.[bench]' || $(PY) -m pip install -q scipy jax scikit-learn || true
 	$(PY) benchmarks/run_all.py
 
 fuzz: $(STAMP)

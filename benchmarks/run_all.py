@@ -11,7 +11,8 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = ("overhead.py", "segment.py", "accuracy.py", "sparse.py")
+SCRIPTS = ("startup.py", "overhead.py", "segment.py", "accuracy.py", "sparse.py", "embedding.py", "threads.py",
+           "models.py", "models_trees.py")
 
 
 def main(argv=None):

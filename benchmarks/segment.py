@@ -1,10 +1,17 @@
-"""Segment-reduction benchmark: segflow's kernels next to NumPy, SciPy, PyTorch, TensorFlow and JAX.
+"""Segment-reduction benchmark: segflow's public ops and kernels next to NumPy, SciPy, PyTorch,
+TensorFlow and JAX.
 
 Not a test. Run `python benchmarks/segment.py` (`--quick` for a smaller matrix). It prints the
 machine, the copy bandwidth, a table per case (median ms, ratio to the fastest other
-implementation, ratio to the memory floor = bytes of data + ids + output / copy bandwidth), then
-the cold-start and warm-cache costs of a fresh process. Libraries that are not installed are
-skipped. `main()` is what `benchmarks/run_all.py` calls.
+implementation, ratio to the memory floor = bytes of data + ids + output / copy bandwidth), the
+public op's ratio per case, then the cold-start and warm-cache costs of a fresh process.
+
+segflow's rows: `segflow sf.math` / `sf.sparse` / `tape` are what users call (eager public ops on
+NumPy inputs, forward + tape.gradient for sum+grad); `segflow kernel` rows call the kernels
+directly. Each library runs in its own process (thread pools never share one) on the same seeded
+data; within a process the implementations take turns. JAX is timed jitted, its inputs already on
+the device, with `block_until_ready`. Libraries that are not installed are skipped. `main()` is
+what `benchmarks/run_all.py` calls.
 """
 import argparse
 import os
@@ -12,7 +19,9 @@ import platform
 import subprocess
 import sys
 import tempfile
+import json
 import time
+import zlib
 
 import numpy as np
 
@@ -237,25 +246,51 @@ def jax_impls(op, data, ids, S, sorted_ids, indices=None):
     return {f"jax {op}": lambda: jax.block_until_ready(fn(x, i))}
 
 
-def segflow_impls(op, data, ids, S, sorted_ids, indices=None):
+def segflow_public_impls(op, data, ids, S, sorted_ids, indices=None):
+    """What users call: the public ops on NumPy inputs (borrowed, not copied), eagerly."""
+    import segflow as sf
     impls = {}
     if op in ("sum", "max", "mean"):
-        impls["segflow"] = lambda: seg.unsorted_segment_reduce(op, data, ids, S)
-        if op == "sum" and data.dtype == np.float32:
-            impls["segflow native f32"] = lambda: seg.unsorted_sum(data, ids, S,
-                                                                   accumulate="native")
+        fn = getattr(sf.math, f"unsorted_segment_{op}")
+        impls["segflow sf.math"] = lambda: fn(data, ids, S)
         if sorted_ids:
-            impls["segflow sorted op"] = lambda: seg.sorted_segment_reduce(op, data, ids)
+            sorted_fn = getattr(sf.math, f"segment_{op}")
+            impls["segflow sf.math sorted op"] = lambda: sorted_fn(data, ids)
     elif op == "sparse_sum":
-        impls["segflow"] = lambda: seg.sparse_segment_reduce("sum", data, indices, ids,
-                                                             num_segments=S)
+        impls["segflow sf.sparse"] = lambda: sf.sparse.segment_sum(data, indices, ids, num_segments=S)
+    elif op == "sum+grad":
+        x = sf.constant(data)
+
+        def forward_backward():
+            with sf.GradientTape() as tape:
+                tape.watch(x)
+                y = sf.math.unsorted_segment_sum(x, ids, S)
+            return y, tape.gradient(y, x)
+        impls["segflow tape"] = forward_backward
+    return impls
+
+
+def segflow_impls(op, data, ids, S, sorted_ids, indices=None):
+    impls = segflow_public_impls(op, data, ids, S, sorted_ids, indices)
+    if op in ("sum", "max", "mean"):
+        impls["segflow kernel"] = lambda: seg.unsorted_segment_reduce(op, data, ids, S)
+        if op == "sum" and data.dtype == np.float32:
+            impls["segflow kernel native f32"] = lambda: seg.unsorted_sum(data, ids, S,
+                                                                          accumulate="native")
+    elif op == "sparse_sum":
+        impls["segflow kernel"] = lambda: seg.sparse_segment_reduce("sum", data, indices, ids,
+                                                                    num_segments=S)
     elif op == "sum+grad":
         grad = np.ones((S,) + data.shape[1:], data.dtype)
-        impls["segflow"] = lambda: (seg.unsorted_sum(data, ids, S), np.take(grad, ids, axis=0))
+        impls["segflow kernels"] = lambda: (seg.unsorted_sum(data, ids, S), np.take(grad, ids, axis=0))
     return impls
 
 
 COMPETITORS = (numpy_impls, scipy_impls, torch_impls, tf_impls, jax_impls)
+# Each group runs in its own process: thread pools (Numba's, torch's, TF's, XLA's) never share one.
+GROUPS = {"segflow": (segflow_impls,), "numpy": (numpy_impls, scipy_impls), "torch": (torch_impls,),
+          "tensorflow": (tf_impls,), "jax": (jax_impls,)}
+MODULES = {"segflow": "numba", "numpy": "numpy", "torch": "torch", "tensorflow": "tensorflow", "jax": "jax"}
 
 
 # ----------------------------------------------------------------------------- running
@@ -270,7 +305,8 @@ def floor_bytes(op, data, ids, S, indices):
     return total
 
 
-def run_case(op, n, D, S, dtype, order, bandwidth, repeat, rng, quiet_s=0.0):
+def case_data(op, n, D, S, dtype, order, rng):
+    """(label, data, ids, indices, order) of one case, the same in every process (seeded)."""
     dtype = np.dtype(dtype)
     shape = (n,) if D == 1 else (n, D)
     data = (rng.random(shape) * 100).astype(dtype) if dtype.kind != "f" else rng.random(
@@ -283,17 +319,32 @@ def run_case(op, n, D, S, dtype, order, bandwidth, repeat, rng, quiet_s=0.0):
     if order == "sorted":
         ids.sort()
     label = f"{op} N={n:.0e} D={D} S={S:.0e} {dtype.name} {order}"
-    floor_s = floor_bytes(op, data, ids, S, indices) / bandwidth
-    fns = {}
-    for make in (segflow_impls,) + COMPETITORS:
-        fns.update(make(op, data, ids, S, order == "sorted", indices))
-    rows = list(timeit_all(fns, repeat, quiet_s).items())
-    others = [t for name, t in rows if not name.startswith("segflow") and np.isfinite(t)]
+    return label, data, ids, indices, order
+
+
+def measure_group(group, jobs, repeat, quiet_s):
+    """In a child process: {label: {impl: median seconds}} for every job, this group's impls."""
+    out = {}
+    for job in jobs:
+        op, n, D, S, dtype, order = job
+        label, data, ids, indices, order = case_data(op, n, D, S, dtype, order,
+                                                     np.random.default_rng(zlib.crc32(repr(job).encode())))
+        fns = {}
+        for make in GROUPS[group]:
+            fns.update(make(op, data, ids, S, order == "sorted", indices))
+        out[label] = {"floor_bytes": floor_bytes(op, data, ids, S, indices),
+                      "times": timeit_all(fns, repeat, quiet_s) if fns else {}}
+    return out
+
+
+def print_case(label, rows, floor_s):
+    others = [t for name, t in rows.items() if not name.startswith("segflow") and np.isfinite(t)]
     best = min(others) if others else float("nan")
-    for name, t in rows:
+    for name, t in rows.items():
         print(f"| {label} | {name} | {t * 1e3:.2f} | {t / best:.2f} | {t / floor_s:.2f} |",
               flush=True)
-    return rows
+    public = [t for name, t in rows.items() if name.startswith("segflow sf.") or name == "segflow tape"]
+    return (min(public) / best) if public and others else float("nan")
 
 
 def cold_start(n=10**6, S=10**3):
@@ -319,6 +370,33 @@ def cold_start(n=10**6, S=10**3):
     return results
 
 
+def jobs_for(matrix):
+    jobs = []
+    for n, D, S, dtype in matrix:
+        for order in ("random", "sorted"):
+            jobs.append(("sum", n, D, S, np.dtype(dtype).name, order))
+    first = matrix[2] if len(matrix) > 2 else matrix[-1]  # the D=16 S=1e4 case
+    for op in ("max", "mean", "sparse_sum", "sum+grad"):
+        for order in ("random", "sorted"):
+            if op == "sparse_sum" and order == "sorted":
+                continue
+            jobs.append((op,) + tuple(first[:3]) + (np.dtype(first[3]).name, order))
+    return jobs
+
+
+def run_group(group, args):
+    """Runs this script for one group in a fresh process; its {label: ...} results or None."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--group", group, "--repeat", str(args.repeat),
+           "--quiet-wait", str(args.quiet_wait)] + (["--quick"] if args.quick else []) + (
+           ["--only", args.only] if args.only else [])
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        last = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["?"]
+        print(f"  ({group}: failed: {last[0][:120]})", flush=True)
+        return None
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small matrix, for a smoke run")
@@ -326,41 +404,47 @@ def main(argv=None):
     parser.add_argument("--only", default="", help="run the cases whose label has this text")
     parser.add_argument("--quiet-wait", type=float, default=5.0,
                         help="seconds to wait, before each timed run, for other processes to idle")
+    parser.add_argument("--group", help=argparse.SUPPRESS)   # child mode: one library's impls
     args = parser.parse_args(argv)
+    matrix = QUICK if args.quick else MATRIX
+    jobs = [j for j in jobs_for(matrix)
+            if not args.only or args.only in f"{j[0]} N={j[1]:.0e} D={j[2]} S={j[3]:.0e} {j[4]} {j[5]}"]
+    if args.group:
+        print(json.dumps(measure_group(args.group, jobs, args.repeat, args.quiet_wait)))
+        return 0
+    import segflow.kernels._common as common
+    workers = common.worker_count()
     import numba
-    print(f"machine: {machine()}; numba threads: {numba.get_num_threads()}"
-          f" ({numba.threading_layer() if hasattr(numba, 'threading_layer') else '?'})")
-    print("libraries: " + ", ".join(f"{m} {'yes' if optional(m) else 'no'}"
-                                    for m in ("scipy", "torch", "tensorflow", "jax")))
+    print(f"machine: {machine()}; numba threads: {workers} ({numba.threading_layer()})")
+    present = [g for g in GROUPS if optional(MODULES[g])]
+    print("libraries: " + ", ".join(f"{g} {'yes' if g in present else 'no'}" for g in GROUPS)
+          + "; each in its own process")
     wait_for_quiet(args.quiet_wait)
     bandwidth = copy_bandwidth()
     print(f"copy bandwidth (np.copyto, read + write): {bandwidth / 1e9:.1f} GB/s")
     print()
+    merged = {}
+    for group in present:
+        found = run_group(group, args)
+        for label, res in (found or {}).items():
+            entry = merged.setdefault(label, {"floor_bytes": res["floor_bytes"], "times": {}})
+            entry["times"].update(res["times"])
     print("| case | impl | median ms | x fastest other | x floor |")
     print("|---|---|---|---|---|")
-    rng = np.random.default_rng(0)
-    matrix = QUICK if args.quick else MATRIX
-    jobs = []
-    for n, D, S, dtype in matrix:
-        for order in ("random", "sorted"):
-            jobs.append(("sum", n, D, S, dtype, order))
-    first = matrix[2] if len(matrix) > 2 else matrix[-1]  # the D=16 S=1e4 case
-    for op in ("max", "mean", "sparse_sum", "sum+grad"):
-        for order in ("random", "sorted"):
-            if op == "sparse_sum" and order == "sorted":
-                continue
-            jobs.append((op,) + tuple(first) + (order,))
-    for op, n, D, S, dtype, order in jobs:
-        label = f"{op} N={n:.0e} D={D} S={S:.0e} {np.dtype(dtype).name} {order}"
-        if args.only and args.only not in label:
-            continue
-        run_case(op, n, D, S, dtype, order, bandwidth, args.repeat, rng, args.quiet_wait)
+    ratios = {}
+    for label, entry in merged.items():
+        ratios[label] = print_case(label, entry["times"], entry["floor_bytes"] / bandwidth)
+    if ratios:
+        print("\nPublic segflow op (best of its rows) / fastest other library:")
+        for label, r in ratios.items():
+            print(f"  {r:5.2f}  {label}")
     with open("/proc/loadavg") as f:
         print(f"\nload average at the end (1, 5, 15 min): {' '.join(f.read().split()[:3])}")
     for state, (wall, imp, call) in cold_start().items():
         print(f"fresh process, {state}: {wall:.2f} s wall (import {imp:.2f} s,"
               f" first unsorted_sum of 1e6 float32 {call * 1e3:.1f} ms)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -24,7 +24,7 @@ Ops are defined once: `register_op` names an op's inputs, attrs, inference and k
 The gradient of an op is registered separately by op name (`RegisterGradient`).
 """
 
-import traceback
+import sys
 from collections import namedtuple
 
 from segflow._core import dtypes, errors
@@ -50,8 +50,9 @@ class Registry:
             where = self._registry[name][1]
             raise KeyError(f"Registering two {self._name} with name '{name}'! "
                            f"(Previous registration was in {where})")
-        frame = traceback.extract_stack(limit=3)[0]
-        self._registry[name] = (candidate, f"{frame.name} {frame.filename}:{frame.lineno}")
+        frame = sys._getframe(2)   # who called the decorator (no source read: imports stay fast)
+        code = frame.f_code
+        self._registry[name] = (candidate, f"{code.co_name} {code.co_filename}:{frame.f_lineno}")
 
     def lookup(self, name):
         try:
@@ -119,6 +120,18 @@ TensorSpec = namedtuple("TensorSpec", ["dtype", "shape"])
 _OPS = {}
 
 
+_DTYPE_SETS = {}
+
+
+def _dtype_set(types):
+    """frozenset of the DTypes named by `types`; many ops share one list, so sets are reused."""
+    key = tuple(types)
+    found = _DTYPE_SETS.get(key)
+    if found is None:
+        found = _DTYPE_SETS[key] = frozenset(dtypes.as_dtype(t) for t in key)
+    return found
+
+
 class OpDef:
     """One op's definition. Built by `register_op`; read by apply_op, Session and gradients."""
 
@@ -148,7 +161,7 @@ class OpDef:
         for attr, types in (allowed or {}).items():
             if attr not in self.attr_positions:
                 raise ValueError(f"register_op('{name}'): 'allowed' names attr '{attr}' that no input sets")
-            self.allowed[attr] = frozenset(dtypes.as_dtype(t) for t in types)
+            self.allowed[attr] = _dtype_set(types)
         # Precomputed for the eager fast path: (first position, other positions, allowed numpy
         # dtypes or None, attr name, whether the first position is a list input).
         self._checks = tuple(

@@ -1,20 +1,118 @@
-"""Shared pieces of the kernels: the BadInput exception, index formatting, Numba import, and the
-guard around launches of parallel kernels (`parallel_launch`)."""
+"""Shared pieces of the kernels: the BadInput exception, index formatting, Numba import, the
+guard around launches of parallel kernels (`parallel_launch`), the chunk counter parallel kernels
+pull work from (`next_chunk`, `chunk_count`) and the start of Numba's thread pool
+(`worker_count`)."""
+import importlib.util
+import os
+import sys
 import threading
 
 import numpy as np
 
-try:  # Numba is a core dependency; the fallback keeps the package importable without it.
-    from numba import njit, prange
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised only where numba is missing
-    HAVE_NUMBA = False
-    prange = range
+# Numba is a core dependency, but it is imported only when a compiled kernel first runs: `import
+# segflow` stays fast for a program that may never call one. Until then `njit` returns a stand-in
+# (`_Lazy`) and `prange` is a placeholder; the first call of any stand-in imports Numba, runs the
+# registered extensions (`on_numba`: overloads and intrinsics), makes every stand-in a real Numba
+# dispatcher and puts the dispatchers (and numba.prange) in place of the stand-ins in the
+# namespaces of segflow's modules, so compiled code calling compiled code sees dispatchers.
+# Without Numba the stand-ins call the plain Python functions.
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
-    def njit(*args, **kwargs):
-        if len(args) == 1 and callable(args[0]) and not kwargs:
-            return args[0]
-        return lambda f: f
+_lazy = []                 # every stand-in, in definition order
+_extensions = []           # functions run once Numba is imported, before the first compile
+_numba_lock = threading.RLock()
+_numba_ready = False
+
+
+class _PrangePlaceholder:
+    """`prange` before Numba is imported; plain `range` if it never is."""
+
+    def __call__(self, *args):
+        return range(*args)
+
+    def __repr__(self):
+        return "prange"
+
+
+prange = _PRANGE = _PrangePlaceholder()
+
+
+class _Lazy:
+    """A kernel that becomes `numba.njit(**options)(func)` when a kernel is first called."""
+
+    def __init__(self, func, options):
+        self.py_func = func
+        self.options = options
+        self.dispatcher = None
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__doc__ = func.__doc__
+        self.__module__ = func.__module__
+        self.__wrapped__ = func
+        _lazy.append(self)
+
+    def __call__(self, *args):
+        if self.dispatcher is None:
+            load_numba()
+        return self.dispatcher(*args)
+
+    def __getattr__(self, name):       # signatures, inspect_types, ...: the dispatcher's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self.dispatcher is None:
+            load_numba()
+        return getattr(self.dispatcher, name)
+
+    def __repr__(self):
+        return f"<segflow kernel {self.__qualname__}>"
+
+
+def njit(*args, **options):
+    """`numba.njit`, applied when the first kernel runs (see above)."""
+    if len(args) == 1 and callable(args[0]) and not options:
+        return _Lazy(args[0], {})
+    return lambda func: _Lazy(func, options)
+
+
+def on_numba(func):
+    """Registers `func()` to run once Numba is imported, before anything is compiled (for
+    `numba.extending.overload` / `intrinsic` definitions). Returns func."""
+    _extensions.append(func)
+    if _numba_ready:
+        func()
+    return func
+
+
+def load_numba():
+    """Imports Numba and makes every kernel stand-in a dispatcher (once; thread-safe)."""
+    global _numba_ready, prange
+    if _numba_ready:
+        return
+    with _numba_lock:
+        if _numba_ready:
+            return
+        if not HAVE_NUMBA:  # pragma: no cover - exercised only where numba is missing
+            for k in _lazy:
+                k.dispatcher = k.py_func
+            _numba_ready = True
+            return
+        import numba
+        for ext in _extensions:
+            ext()
+        placeholder = _PRANGE
+        real = {id(placeholder): numba.prange}
+        for k in _lazy:
+            k.dispatcher = numba.njit(**k.options)(k.py_func)
+            real[id(k)] = k.dispatcher
+        for name, module in list(sys.modules.items()):
+            if not name.startswith("segflow") or module is None:
+                continue
+            space = vars(module)
+            for key, value in list(space.items()):
+                if id(value) in real and (value is placeholder or isinstance(value, _Lazy)):
+                    space[key] = real[id(value)]
+        prange = numba.prange
+        _numba_ready = True
 
 
 class BadInput(ValueError):
@@ -136,3 +234,134 @@ def threading_layer_is_threadsafe():
     """True/False when the layer parallel kernels run on is known to be / not to be safe for
     concurrent launches from several threads; None before the first parallel launch."""
     return _resolve_layer()
+
+
+# ----------------------------------------------------------------------------------------------
+# Work pulled in fixed chunks
+#
+# A parallel kernel here never hands each thread a fixed share (prange over the threads' slices):
+# on a machine where another process holds a core, the thread that lost its core would hold up the
+# whole launch for a scheduler time slice. Instead the work is cut into `chunk_count(...)` chunks,
+# a number set by the shape only, and each of the `worker_count()` workers (one prange iteration
+# per thread) pulls the next chunk from a shared counter until none is left:
+#
+#     counter = np.zeros(1, np.int64)
+#     for w in prange(workers):
+#         c = next_chunk(counter)
+#         while c < nchunks:
+#             ...chunk c, writing only chunk c's part of the result...
+#             c = next_chunk(counter)
+#
+# A descheduled thread delays at most the chunk it holds. Which thread ran a chunk never changes
+# what the chunk computes, and partial results are combined in chunk order, so results are the
+# same bits whatever the thread count or the scheduling.
+
+def _fetch_add_python(counter):  # pragma: no cover - without Numba everything runs serially
+    c = int(counter[0])
+    counter[0] = c + 1
+    return c
+
+
+_fetch_add = _fetch_add_python   # the atomic increment once Numba is imported
+
+
+@on_numba
+def _define_fetch_add():
+    global _fetch_add
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def fetch_add(typingctx, counter):
+        if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+            return None
+
+        def codegen(context, builder, signature, args):
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary,
+                                           [context.get_constant(types.intp, 0)],
+                                           wraparound=False, boundscheck=False)
+            return builder.atomic_rmw("add", ptr, context.get_constant(types.int64, 1), "monotonic")
+
+        return types.int64(counter), codegen
+
+    _fetch_add = fetch_add
+
+
+@njit(cache=True, nogil=True, inline="always")
+def next_chunk(counter):
+    """The value of counter[0] before an atomic increment: the next chunk to work on."""
+    return _fetch_add(counter)
+
+
+def chunk_count(work, grain, limit=256):
+    """How many chunks `work` units are cut into: about one per `grain` units, at least 1, at most
+    `limit` (a function of the shape only, never of the thread count)."""
+    return int(max(1, min(limit, work // max(1, grain))))
+
+
+# ----------------------------------------------------------------------------------------------
+# Starting the thread pool
+#
+# Numba loads its threading layer at the first parallel launch or thread-count query. Numba's
+# default order is kept (TBB when its library loads, else OpenMP, else workqueue; the
+# NUMBA_THREADING_LAYER variable still chooses). GNU OpenMP, the layer Numba's wheels use on Linux,
+# spins its idle threads for about 300,000 polls after every parallel region before sleeping: on a
+# busy machine those spinning threads take the cores that other threads (the next region's, or
+# another process's) are waiting for, and a neighbour that also spins (a second segflow job, torch's
+# own OpenMP pool) makes both crawl. segflow therefore starts the pool with a short spin
+# (GOMP_SPINCOUNT=_SPIN, roughly 10-30 microseconds) unless the user set OMP_WAIT_POLICY or
+# GOMP_SPINCOUNT; the variables are set only while the layer loads (OpenMP reads them once, at
+# load), so libraries loaded later (torch's OpenMP) still see the user's environment.
+# benchmarks/threads.py measures the layers and settings side by side.
+
+_SPIN = "10000"
+_pool_started = False
+
+
+def _start_pool():
+    global _pool_started
+    import numba
+    saved = {}
+    if not any(k in os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
+        saved["GOMP_SPINCOUNT"] = None
+        os.environ["GOMP_SPINCOUNT"] = _SPIN
+    try:
+        numba.get_num_threads()           # loads the threading layer
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:  # pragma: no cover
+                os.environ[k] = v
+    _pool_started = True
+
+
+def worker_count():
+    """Numba's current thread count (starting the pool, with its wait policy, the first time)."""
+    if not HAVE_NUMBA:  # pragma: no cover
+        return 1
+    if not _pool_started:
+        with _launch_lock:
+            if not _pool_started:
+                _start_pool()
+    import numba
+    return max(1, numba.get_num_threads())
+
+
+def planned_workers():
+    """The thread count a launch would get, without starting the pool (or importing Numba) when
+    it has not started: NUMBA_NUM_THREADS, else the CPUs this process may run on. Strategy
+    choices use it; no result depends on it."""
+    if _pool_started:
+        import numba
+        return max(1, numba.get_num_threads())
+    try:
+        return max(1, int(os.environ["NUMBA_NUM_THREADS"]))
+    except (KeyError, ValueError):
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except (AttributeError, OSError):  # pragma: no cover - not Linux
+            return max(1, os.cpu_count() or 1)

@@ -9,22 +9,28 @@ object arrays use np.take.
 """
 import numpy as np
 
-from segflow.kernels._common import HAVE_NUMBA, njit, parallel_launch, prange
+from segflow.kernels._common import (HAVE_NUMBA, chunk_count, next_chunk, njit, parallel_launch, prange,
+                                     worker_count)
 
 __all__ = ["take_rows"]
 
 _PARALLEL_MIN_BYTES = 1 << 20      # below this many output bytes np.take is as fast
+_CHUNK_BYTES = 1 << 18             # output bytes per chunk the threads pull
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _take_rows_nb(table, rows, out, nchunks):
+def _take_rows_nb(table, rows, out, nchunks, workers):
     n = rows.shape[0]
     d = table.shape[1]
-    for c in prange(nchunks):
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
-            r = rows[i]
-            for j in range(d):
-                out[i, j] = table[r, j]
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter)
+        while c < nchunks:
+            for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+                r = rows[i]
+                for j in range(d):
+                    out[i, j] = table[r, j]
+            c = next_chunk(counter)
 
 
 def _word(row_bytes):
@@ -44,7 +50,8 @@ def take_rows(table, rows):
     src = table.reshape(table.shape[0], -1).view(word).reshape(table.shape[0], row_bytes // word.itemsize)
     out = np.empty((n,) + table.shape[1:], table.dtype)
     dst = out.reshape(n, -1).view(word).reshape(n, row_bytes // word.itemsize)
-    import numba
+    workers = worker_count()
     with parallel_launch():
-        _take_rows_nb(src, np.ascontiguousarray(rows, dtype=np.int64), dst, max(1, numba.get_num_threads()))
+        _take_rows_nb(src, np.ascontiguousarray(rows, dtype=np.int64), dst,
+                      chunk_count(n * row_bytes, _CHUNK_BYTES), workers)
     return out

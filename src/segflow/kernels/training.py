@@ -20,7 +20,8 @@ loops for float32/float64; NumPy over blocks of rows otherwise: no table-sized t
 import numpy as np
 
 from segflow.kernels import scatter
-from segflow.kernels._common import HAVE_NUMBA, njit, parallel_launch, prange
+from segflow.kernels._common import (HAVE_NUMBA, chunk_count, next_chunk, njit, parallel_launch, prange,
+                                     worker_count)
 
 __all__ = ["lazy_adam_rows", "adam_decay", "adam_step"]
 
@@ -37,19 +38,23 @@ def _all_distinct(rows, nrows):
 
 
 @njit(cache=True, nogil=True, parallel=True, error_model="numpy")
-def _lazy_adam_nb(W, M, V, rows, g, lr, b1, b2, eps, c1, c2, nchunks):
+def _lazy_adam_nb(W, M, V, rows, g, lr, b1, b2, eps, c1, c2, nchunks, workers):
     n = rows.shape[0]
     d = W.shape[1]
-    for c in prange(nchunks):
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
-            r = rows[i]
-            for j in range(d):
-                gi = g[i, j]
-                m = b1 * M[r, j] + c1 * gi
-                v = b2 * V[r, j] + c2 * gi * gi
-                M[r, j] = m
-                V[r, j] = v
-                W[r, j] -= lr * m / (np.sqrt(v) + eps)
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter)
+        while c < nchunks:
+            for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+                r = rows[i]
+                for j in range(d):
+                    gi = g[i, j]
+                    m = b1 * M[r, j] + c1 * gi
+                    v = b2 * V[r, j] + c2 * gi * gi
+                    M[r, j] = m
+                    V[r, j] = v
+                    W[r, j] -= lr * m / (np.sqrt(v) + eps)
+            c = next_chunk(counter)
 
 
 def lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon):
@@ -62,10 +67,10 @@ def lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon):
     one = t(1)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if HAVE_NUMBA and W.dtype in (np.float32, np.float64) and _all_distinct(rows, W.shape[0]):
-        import numba
+        workers = worker_count()
         with parallel_launch():
             _lazy_adam_nb(W, M, V, rows, np.ascontiguousarray(g), lr, b1, b2, eps, one - b1, one - b2,
-                          max(1, numba.get_num_threads()))
+                          _chunks(rows.size, W.shape[1]), workers)
         return
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):     # inf/nan as the unfused ops
         m_rows = b1 * np.take(M, rows, axis=0) + (one - b1) * g
@@ -79,34 +84,46 @@ def lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon):
 _BLOCK_BYTES = 4 << 20
 
 
-def _nchunks():
-    import numba
-    return max(1, numba.get_num_threads())
+def _chunks(n, d):
+    """Chunks of rows the threads pull for n rows of width d (about 64K elements each)."""
+    return chunk_count(n * max(d, 1), 1 << 16)
 
 
 @njit(cache=True, nogil=True, parallel=True, error_model="numpy")
-def _adam_decay_nb(M, V, b1, b2, nchunks):
+def _adam_decay_nb(M, V, b1, b2, nchunks, workers):
     n = M.shape[0]
     d = M.shape[1]
-    for c in prange(nchunks):
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
-            for j in range(d):
-                M[i, j] = M[i, j] * b1
-                V[i, j] = V[i, j] * b2
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter)
+        while c < nchunks:
+            for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+                for j in range(d):
+                    M[i, j] = M[i, j] * b1
+                    V[i, j] = V[i, j] * b2
+            c = next_chunk(counter)
 
 
 @njit(cache=True, nogil=True, parallel=True, error_model="numpy")
-def _adam_step_nb(W, M, V, lr, eps, nchunks):
+def _adam_step_nb(W, M, V, lr, eps, nchunks, workers):
     n = W.shape[0]
     d = W.shape[1]
-    for c in prange(nchunks):
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
-            for j in range(d):
-                W[i, j] -= lr * M[i, j] / (np.sqrt(V[i, j]) + eps)
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter)
+        while c < nchunks:
+            for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+                for j in range(d):
+                    W[i, j] -= lr * M[i, j] / (np.sqrt(V[i, j]) + eps)
+            c = next_chunk(counter)
+
+
+_PARALLEL_MIN = 1 << 15        # smaller tables take the NumPy blocks (same arithmetic, no launch)
 
 
 def _compiled(*arrays):
-    return HAVE_NUMBA and arrays[0].dtype in (np.float32, np.float64) and all(a.flags.c_contiguous for a in arrays)
+    return (HAVE_NUMBA and arrays[0].size >= _PARALLEL_MIN and arrays[0].dtype in (np.float32, np.float64)
+            and all(a.flags.c_contiguous for a in arrays))
 
 
 def adam_decay(M, V, beta1, beta2):
@@ -114,8 +131,9 @@ def adam_decay(M, V, beta1, beta2):
     t = M.dtype.type
     b1, b2 = t(beta1), t(beta2)
     if _compiled(M, V):
+        workers = worker_count()
         with parallel_launch():
-            _adam_decay_nb(M, V, b1, b2, _nchunks())
+            _adam_decay_nb(M, V, b1, b2, _chunks(M.shape[0], M.shape[1]), workers)
         return
     block = max(1, _BLOCK_BYTES // max(1, M.shape[1] * M.itemsize))
     for a in range(0, M.shape[0], block):
@@ -128,8 +146,9 @@ def adam_step(W, M, V, lr, epsilon):
     t = W.dtype.type
     lr, eps = t(lr), t(epsilon)
     if _compiled(W, M, V):
+        workers = worker_count()
         with parallel_launch():
-            _adam_step_nb(W, M, V, lr, eps, _nchunks())
+            _adam_step_nb(W, M, V, lr, eps, _chunks(W.shape[0], W.shape[1]), workers)
         return
     block = max(1, _BLOCK_BYTES // max(1, W.shape[1] * W.itemsize))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):    # inf/nan as the unfused ops

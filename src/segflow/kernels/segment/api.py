@@ -13,7 +13,7 @@ import numpy as np
 from segflow.kernels._common import BadInput, index_text
 from segflow.kernels.segment import checks, loops
 from segflow.kernels.segment.plan import (COMBINE, KINDS, _thread_limit, _threads, count_parts,
-                                          plan_for, reduce_strategy)
+                                          finish_chunks, plan_for, reduce_strategy, row_chunks)
 
 __all__ = ["unsorted_segment_reduce", "sorted_segment_reduce", "sparse_segment_reduce",
            "sparse_segment_grad", "sparse_segment_grad_v2", "unsorted_segment_counts", "bincount",
@@ -58,7 +58,7 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
             loops.runs_block(op, scale, rows, order, ids, init, fill, out, 0, ids.size, True)
         else:
             with _thread_limit(nt):
-                loops.runs(op, scale, rows, order, ids, init, fill, out, nt)
+                loops.runs(op, scale, rows, order, ids, init, fill, out, row_chunks(n, D), nt)
     elif loop == "serial":
         if plan.acc == plan.cd and not scale:  # straight into the output
             out[:] = init[0]
@@ -76,10 +76,11 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
         parts = np.full((nparts, num_segments, D), init[0], plan.acc)
         counts = np.zeros((nparts, num_segments if scale else 0), np.int64)
         with _thread_limit(nt):
-            loops.scatter_private(op, scale, rows, ids, parts, counts, out, nt)
+            loops.scatter_private(op, scale, rows, ids, parts, counts, out,
+                                  finish_chunks(num_segments, D), nt)
     else:
         with _thread_limit(nt):
-            loops.scatter_bucketed(op, scale, rows, ids, init, out, shift, nt)
+            loops.scatter_bucketed(op, scale, rows, ids, init, out, shift, row_chunks(n, D), nt)
     return out
 
 
@@ -93,7 +94,7 @@ def _counts(flat, num_segments, nt):
         loops.count_span(flat, 0, flat.size, counts)
         return counts
     with _thread_limit(nt):
-        return loops.count_ids(flat, num_segments, nparts)
+        return loops.count_ids(flat, num_segments, nparts, nt)
 
 
 def _empty_result(shape, dtype, name):

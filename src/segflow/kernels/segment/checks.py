@@ -72,7 +72,7 @@ def stats(ids, lo, hi, nt):
     if chunks == 1:
         return check_span(ids, lo, hi, 0, ids.size)
     with _thread_limit(nt):
-        found = check_ids(ids, lo, hi, chunks)
+        found = check_ids(ids, lo, hi, chunks, nt)
     return int(found[:, 0].sum()), int(found[:, 1].sum()), int(found[:, 2].max())
 
 

@@ -6,6 +6,11 @@ checks bounds). The combine rule is a run-time argument `op`: one of the codes b
 row of plan.KINDS; `scale` (0, 1 or 2) says how a finished segment is divided by its row count.
 A new combine rule is a new code here plus its branch in `_combine` and `_combine_rows`.
 
+Every parallel loop here has `workers` prange iterations (one per thread) that pull fixed chunks
+of work from a shared counter (`next_chunk`; see kernels/_common.py): the chunk count is set by the
+shape, so a thread that loses its core delays one chunk, and results never depend on which thread
+ran which chunk.
+
 - `check_span` / `check_ids`: one read of the ids: how many are out of range, how many descents,
   the largest (serial / parallel over chunks).
 - `runs_block` / `runs`: the run-length reduction of non-decreasing ids (sorted ops, sparse ops,
@@ -26,18 +31,21 @@ here, so a change to them changes this file and invalidates that cache.
 """
 import numpy as np
 
-from segflow.kernels._common import HAVE_NUMBA, njit, prange
+from segflow.kernels._common import next_chunk, njit, on_numba, prange
 
 # Combine rules (the `code` of plan.KINDS rows). MEAN and SQRT_N are SUM with `scale` 1 or 2.
 SUM, PROD, MAX, MIN = 0, 1, 2, 3
 
-if HAVE_NUMBA:
+
+def _finish(scale, v, count):
+    """v, or v / count (scale 1), or v / sqrt(count) (scale 2); v when count == 0. Integers
+    (the sorted mean; sqrt_n is refused for them) divide truncating toward zero, as C++ does."""
+
+
+@on_numba
+def _define_finish():
     from numba import types
     from numba.extending import overload
-
-    def _finish(scale, v, count):
-        """v, or v / count (scale 1), or v / sqrt(count) (scale 2); v when count == 0. Integers
-        (the sorted mean; sqrt_n is refused for them) divide truncating toward zero, as C++ does."""
 
     @overload(_finish)
     def _finish_impl(scale, v, count):
@@ -91,15 +99,19 @@ def check_span(ids, lo, hi, a, b):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def check_ids(ids, lo, hi, nchunks):
+def check_ids(ids, lo, hi, nchunks, workers):
     """`check_span` over `nchunks` chunks in parallel: one (nbad, ndesc, max) row per chunk."""
     n = ids.shape[0]
     stats = np.zeros((nchunks, 3), np.int64)
-    for c in prange(nchunks):
-        nbad, ndesc, top = check_span(ids, lo, hi, n * c // nchunks, n * (c + 1) // nchunks)
-        stats[c, 0] = nbad
-        stats[c, 1] = ndesc
-        stats[c, 2] = top
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter)
+        while c < nchunks:
+            nbad, ndesc, top = check_span(ids, lo, hi, n * c // nchunks, n * (c + 1) // nchunks)
+            stats[c, 0] = nbad
+            stats[c, 1] = ndesc
+            stats[c, 2] = top
+            c = next_chunk(counter)
     return stats
 
 
@@ -262,18 +274,22 @@ def runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def runs(op, scale, data, order, ids, init, fill, out, nt):
+def runs(op, scale, data, order, ids, init, fill, out, nblocks, workers):
     """out[s] = reduce of the rows with id s, ids non-decreasing (negative ids lead and are
     dropped), rows data[order[i]] if order is non-empty else data[i]; empty segments get fill.
-    Threads take blocks of rows cut at run starts, so each segment is one thread's work."""
+    Workers pull `nblocks` blocks of rows cut at run starts, so each segment is one block's."""
     n = ids.shape[0]
-    bounds = np.zeros(nt + 1, np.int64)
-    bounds[nt] = n
-    for t in range(1, nt):
-        bounds[t] = _run_start(ids, n * t // nt) if n > 0 else 0
-    for t in prange(nt):
-        runs_block(op, scale, data, order, ids, init, fill, out, bounds[t], bounds[t + 1],
-                    t == nt - 1)
+    bounds = np.zeros(nblocks + 1, np.int64)
+    bounds[nblocks] = n
+    for t in range(1, nblocks):
+        bounds[t] = _run_start(ids, n * t // nblocks) if n > 0 else 0
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        t = next_chunk(counter)
+        while t < nblocks:
+            runs_block(op, scale, data, order, ids, init, fill, out, bounds[t], bounds[t + 1],
+                       t == nblocks - 1)
+            t = next_chunk(counter)
 
 
 @njit(cache=True, nogil=True)
@@ -331,38 +347,49 @@ def private_finish(op, scale, parts, counts, out, s0, s1):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def scatter_private(op, scale, data, ids, parts, counts, out, nt):
+def scatter_private(op, scale, data, ids, parts, counts, out, nfinish, workers):
     """out[s] = reduce of the rows with id s (checked ids, negatives dropped): each of the
     len(parts) fixed row chunks accumulates in its own parts[c] (pre-filled with the start
-    value; counts[c] when scale), then the chunks are combined in chunk order."""
+    value; counts[c] when scale), then the chunks are combined in chunk order, over `nfinish`
+    ranges of segments."""
     n = ids.shape[0]
     S = out.shape[0]
     nparts = parts.shape[0]
-    for c in prange(nparts):
-        private_span(op, scale, data, ids, n * c // nparts, n * (c + 1) // nparts, parts[c],
-                      counts[c])
-    for t in prange(nt):
-        private_finish(op, scale, parts, counts, out, S * t // nt, S * (t + 1) // nt)
+    counter = np.zeros(2, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter[0:1])
+        while c < nparts:
+            private_span(op, scale, data, ids, n * c // nparts, n * (c + 1) // nparts, parts[c],
+                         counts[c])
+            c = next_chunk(counter[0:1])
+    for w in prange(workers):
+        t = next_chunk(counter[1:2])
+        while t < nfinish:
+            private_finish(op, scale, parts, counts, out, S * t // nfinish, S * (t + 1) // nfinish)
+            t = next_chunk(counter[1:2])
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks):
+def scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks, workers):
     """out[s] = reduce of the rows with id s (checked ids, negatives dropped): rows are
     partitioned, stably, into buckets of 2**shift segments; each bucket is reduced in row order
     by one thread in accumulators that fit in cache and written once."""
     n = ids.shape[0]
     S = out.shape[0]
     D = out.shape[1]
-    width = 1 << shift
     nb = ((S - 1) >> shift) + 1 if S > 0 else 0
     hist = np.zeros((nchunks, nb + 1), np.int64)
-    for c in prange(nchunks):
-        h = hist[c]
-        xs = ids[n * c // nchunks:n * (c + 1) // nchunks]
-        for i in range(xs.shape[0]):
-            s = xs[i]
-            if s >= 0:
-                h[s >> shift] += 1
+    counter = np.zeros(3, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter[0:1])
+        while c < nchunks:
+            h = hist[c]
+            xs = ids[n * c // nchunks:n * (c + 1) // nchunks]
+            for i in range(xs.shape[0]):
+                s = xs[i]
+                if s >= 0:
+                    h[s >> shift] += 1
+            c = next_chunk(counter[0:1])
     # chunk c's rows of bucket b go to offsets[c, b] onwards: bucket-major, chunk order within
     offsets = np.empty((nchunks, nb + 1), np.int64)
     bstart = np.empty(nb + 1, np.int64)
@@ -376,50 +403,74 @@ def scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks):
     local = np.empty(pos, np.int32)
     values = np.empty(pos if D == 1 else 0, data.dtype)
     where = np.empty(0 if D == 1 else pos, np.int64)
-    for c in prange(nchunks):
-        cur = offsets[c]
-        a = n * c // nchunks
-        xs = ids[a:n * (c + 1) // nchunks]
-        col = data[a:a + xs.shape[0], 0] if D == 1 else data[0:0, 0]
-        for i in range(xs.shape[0]):
-            s = xs[i]
-            if s >= 0:
-                bk = s >> shift
-                p = cur[bk]
-                cur[bk] = p + 1
-                local[p] = s & (width - 1)
-                if D == 1:
-                    values[p] = col[i]
-                else:
-                    where[p] = a + i
-    for bk in prange(nb):
-        base = bk << shift
-        w = min(width, S - base)
-        acc = np.full((w, D), init[0])
-        counts = np.zeros(w if scale != 0 else 0, np.int64)
-        p0 = bstart[bk]
-        ls = local[p0:bstart[bk + 1]]
-        if D == 1:
-            vs = values[p0:bstart[bk + 1]]
-            col = acc[:, 0]
-            if op == SUM:
-                for p in range(ls.shape[0]):
-                    col[ls[p]] += vs[p]
+    for w in prange(workers):
+        c = next_chunk(counter[1:2])
+        while c < nchunks:
+            _partition_chunk(data, ids, offsets[c], n * c // nchunks, n * (c + 1) // nchunks,
+                             shift, local, values, where)
+            c = next_chunk(counter[1:2])
+    for w in prange(workers):
+        bk = next_chunk(counter[2:3])
+        while bk < nb:
+            _reduce_bucket(op, scale, data, init, out, shift, bk, bstart, local, values, where)
+            bk = next_chunk(counter[2:3])
+
+
+@njit(cache=True, nogil=True)
+def _partition_chunk(data, ids, cur, a, b, shift, local, values, where):
+    """Rows a..b-1 of scatter_bucketed's stable partition: each row's place in its bucket, taken
+    from `cur` (this chunk's next offset per bucket); its value (D == 1) or row number saved."""
+    D = data.shape[1]
+    width = 1 << shift
+    xs = ids[a:b]
+    col = data[a:b, 0] if D == 1 else data[0:0, 0]
+    for i in range(xs.shape[0]):
+        s = xs[i]
+        if s >= 0:
+            bk = s >> shift
+            p = cur[bk]
+            cur[bk] = p + 1
+            local[p] = s & (width - 1)
+            if D == 1:
+                values[p] = col[i]
             else:
-                for p in range(ls.shape[0]):
-                    l = ls[p]
-                    col[l] = _combine(op, col[l], vs[p])
+                where[p] = a + i
+
+
+@njit(cache=True, nogil=True)
+def _reduce_bucket(op, scale, data, init, out, shift, bk, bstart, local, values, where):
+    """Bucket bk of scatter_bucketed: its rows, in row order, into accumulators for its 2**shift
+    segments, written to out once."""
+    S = out.shape[0]
+    D = out.shape[1]
+    width = 1 << shift
+    base = bk << shift
+    w = min(width, S - base)
+    acc = np.full((w, D), init[0])
+    counts = np.zeros(w if scale != 0 else 0, np.int64)
+    p0 = bstart[bk]
+    ls = local[p0:bstart[bk + 1]]
+    if D == 1:
+        vs = values[p0:bstart[bk + 1]]
+        col = acc[:, 0]
+        if op == SUM:
+            for p in range(ls.shape[0]):
+                col[ls[p]] += vs[p]
         else:
-            ws = where[p0:bstart[bk + 1]]
             for p in range(ls.shape[0]):
-                _combine_rows(op, acc, ls[p], data, ws[p])
-        if scale != 0:
-            for p in range(ls.shape[0]):
-                counts[ls[p]] += 1
-        for l in range(w):
-            count = counts[l] if scale != 0 else 0
-            for k in range(D):
-                out[base + l, k] = _finish(scale, acc[l, k], count)
+                l = ls[p]
+                col[l] = _combine(op, col[l], vs[p])
+    else:
+        ws = where[p0:bstart[bk + 1]]
+        for p in range(ls.shape[0]):
+            _combine_rows(op, acc, ls[p], data, ws[p])
+    if scale != 0:
+        for p in range(ls.shape[0]):
+            counts[ls[p]] += 1
+    for l in range(w):
+        count = counts[l] if scale != 0 else 0
+        for k in range(D):
+            out[base + l, k] = _finish(scale, acc[l, k], count)
 
 
 @njit(cache=True, nogil=True)
@@ -433,12 +484,16 @@ def count_span(ids, a, b, counts):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def count_ids(ids, S, nparts):
+def count_ids(ids, S, nparts, workers):
     """Rows per id in [0, S), negatives dropped (ids already checked), int64, in parallel."""
     n = ids.shape[0]
     parts = np.zeros((nparts, S), np.int64)
-    for c in prange(nparts):
-        count_span(ids, n * c // nparts, n * (c + 1) // nparts, parts[c])
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter)
+        while c < nparts:
+            count_span(ids, n * c // nparts, n * (c + 1) // nparts, parts[c])
+            c = next_chunk(counter)
     out = parts[0].copy()
     for c in range(1, nparts):
         out += parts[c]

@@ -15,15 +15,17 @@ float64 (`accumulate="wide"`, the default) as they are read, never converting th
 The strategy (`reduce_strategy`, `check_chunks`, `count_parts`), chosen by shape and by what the
 first pass over the ids found: non-decreasing ids take the run-length loops; random ids take
 fixed-chunk private accumulators when S*D is small, else the bucket partition; inputs below
-`_SMALL` elements run the serial loops (a parallel launch costs more than they do); without
-Numba everything takes the NumPy path. Thread counts never change results.
+`_SMALL` elements run the serial loops (a parallel launch costs more than they do); inputs below
+`_TINY` elements, and everything without Numba, take the NumPy path (so a program whose segment
+ops are all small never imports Numba). Thread counts never change results.
 """
 import functools
 from typing import Callable, NamedTuple
 
 import numpy as np
 
-from segflow.kernels._common import HAVE_NUMBA, BadInput, accumulator_dtype, parallel_launch
+from segflow.kernels._common import (HAVE_NUMBA, BadInput, accumulator_dtype, chunk_count,
+                                     parallel_launch, planned_workers, worker_count)
 from segflow.kernels.segment.loops import MAX, MIN, PROD, SUM
 
 try:
@@ -34,10 +36,12 @@ except ImportError:  # pragma: no cover
     _BFLOAT16 = None
 
 _SMALL = 1 << 15          # below this many elements, run on one thread with one chunk
+_TINY = 1 << 12           # below this many, NumPy (no compiled loop: Numba is not even imported)
 _PRIVATE_MAX_BYTES = 2 << 20   # per-chunk accumulators of random-id scatters stay under this
 _BUCKET_BYTES = 1 << 20        # accumulators of one bucket (about one core's L2)
 _MAX_PARTS = 8                 # fixed row chunks of the private scatter (thread-independent)
 _BUCKET_MIN_THREADS_1D = 4     # D == 1 buckets beat a serial scatter only with this many threads
+_BUCKET_MIN = 1 << 20          # fewer elements: one serial pass beats the partition's three passes
 
 _SIGN = np.int64(-(1 << 63))     # uint64 ^ sign bit, viewed as int64, keeps the order
 
@@ -234,7 +238,7 @@ def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
     (loop, nt, nparts, shift). loop: "numpy", "runs" (nt 1: the serial block), "serial" (a
     one-thread scatter), "private" (nparts fixed row chunks) or "bucketed" (buckets of 2**shift
     segments); nt: threads."""
-    if not HAVE_NUMBA or plan.mode == "numpy":
+    if not HAVE_NUMBA or plan.mode == "numpy" or n * max(D, 1) < _TINY:
         return "numpy", 1, 0, 0
     if n * max(D, 1) < _SMALL:
         nt = 1
@@ -242,7 +246,8 @@ def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
         return "runs", nt, 0, 0
     nparts = int(min(_MAX_PARTS, max(1, n // (4 * num_segments + 1))))
     private = num_segments * D * plan.acc.itemsize <= _PRIVATE_MAX_BYTES and nparts > 1
-    if n * max(D, 1) < _SMALL or nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not private:
+    if (n * max(D, 1) < (_SMALL if private else _BUCKET_MIN) or
+            nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not private):
         # One thread (or, for D == 1, too few for the three passes of the partition to pay):
         # a serial scatter reduces each segment in row order, exactly like the buckets do.
         return "serial", 1, 0, 0
@@ -252,27 +257,40 @@ def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
     return "bucketed", nt, 0, max(0, (_BUCKET_BYTES // row_bytes).bit_length() - 1)
 
 
+_GRAIN = 1 << 16               # elements per chunk that parallel workers pull (see _common.py)
+
+
 def check_chunks(size, nt):
-    """Chunks of the pass over `size` ids: 0 (NumPy), 1 (serial) or nt (parallel)."""
-    if not HAVE_NUMBA:
+    """Chunks of the pass over `size` ids: 0 (NumPy), 1 (serial) or more (parallel; the count is
+    set by the size, never by the threads)."""
+    if not HAVE_NUMBA or size < _TINY:
         return 0
-    return 1 if size < _SMALL or nt == 1 else nt
+    return 1 if size < _SMALL or nt == 1 else chunk_count(size, _GRAIN)
+
+
+def row_chunks(n, D):
+    """Blocks of rows (n rows of width D) for the runs loop and the bucketed partition."""
+    return chunk_count(n * max(D, 1), _GRAIN, 64)
+
+
+def finish_chunks(num_segments, D):
+    """Ranges of segments the private scatter's partial results are combined over."""
+    return chunk_count(num_segments * max(D, 1), _GRAIN // 4, 64)
 
 
 def count_parts(size, num_segments, nt):
-    """Private count arrays for counting `size` ids into num_segments: 0 means NumPy."""
-    if not HAVE_NUMBA:
+    """Private count arrays for counting `size` ids into num_segments: 0 means NumPy (counts are
+    exact, so the number of parts changes no result)."""
+    if not HAVE_NUMBA or size < _TINY:
         return 0
-    return int(min(nt, max(1, size // (4 * num_segments + (1 << 14)))))
+    return 1 if nt == 1 else int(min(_MAX_PARTS, max(1, size // (4 * num_segments + (1 << 14)))))
 
 
 # ----------------------------------------------------------------------------- threads
 
 if HAVE_NUMBA:
-    import numba
-
     def _threads(num_threads):
-        return max(1, int(numba.get_num_threads() if num_threads is None else num_threads))
+        return planned_workers() if num_threads is None else max(1, int(num_threads))
 
     class _thread_limit:
         """Runs the enclosed kernels on at most `n` Numba threads (results never depend on it).
@@ -280,9 +298,12 @@ if HAVE_NUMBA:
         (serialises launches on a threading layer that is not thread-safe)."""
 
         def __init__(self, n):
+            worker_count()                        # the pool starts with segflow's wait policy
+            import numba
             self.n = min(n, numba.config.NUMBA_NUM_THREADS)
 
         def __enter__(self):
+            import numba
             self.launch = parallel_launch()
             self.launch.__enter__()
             try:
@@ -294,6 +315,7 @@ if HAVE_NUMBA:
                 raise
 
         def __exit__(self, *exc):
+            import numba
             try:
                 if self.n != self.old:
                     numba.set_num_threads(self.old)

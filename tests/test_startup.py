@@ -1,0 +1,160 @@
+"""Start-up cost and the thread pool: what `import segflow` loads, when Numba is imported, how its
+pool is started, and that work pulled in chunks gives the same bits as one thread.
+
+Each check that depends on what a fresh process has imported runs in a subprocess.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from segflow.kernels import _common
+from segflow.kernels import segment as seg
+from segflow.kernels.segment import plan
+
+
+def _fresh(code, **env):
+    """Runs `code` in a fresh interpreter; returns the JSON it prints last."""
+    full_env = dict(os.environ)
+    for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
+        full_env.pop(k, None)
+    full_env.update(env)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_import_and_small_ops_do_not_import_numba():
+    got = _fresh("""
+import json, sys
+import numpy as np
+import segflow as sf
+after_import = 'numba' in sys.modules
+r = sf.math.unsorted_segment_sum(np.arange(12.0).reshape(6, 2), np.array([0, 2, 0, 1, 2, 2]), 3)
+s = sf.math.segment_max(np.array([3.0, 1.0, 4.0, 1.0, 5.0]), np.array([0, 0, 1, 1, 3]))
+print(json.dumps({"after_import": after_import, "after_small": 'numba' in sys.modules,
+                  "sum": np.asarray(r).tolist(), "max": np.asarray(s).tolist()}))
+""")
+    assert not got["after_import"], "import segflow imported numba"
+    assert not got["after_small"], "a small segment op imported numba"
+    data = np.arange(12.0).reshape(6, 2)
+    ref = np.zeros((3, 2))
+    np.add.at(ref, [0, 2, 0, 1, 2, 2], data)
+    assert got["sum"] == ref.tolist()
+    assert got["max"] == [3.0, 4.0, 0.0, 5.0]      # segment 2 is empty: 0, as in TF
+
+
+def test_a_large_op_compiles_and_every_kernel_becomes_a_dispatcher():
+    got = _fresh("""
+import json, sys
+import numpy as np
+import segflow as sf
+from segflow.kernels import _common
+from segflow.kernels.segment import loops
+rng = np.random.default_rng(0)
+data = rng.standard_normal((50000, 3))
+ids = rng.integers(0, 100, 50000)
+r = np.asarray(sf.math.unsorted_segment_sum(data, ids, 100))
+ref = np.zeros((100, 3)); np.add.at(ref, ids, data)
+print(json.dumps({"numba": 'numba' in sys.modules, "err": float(np.abs(r - ref).max()),
+                  "lazy_left": [k for k, v in vars(loops).items() if isinstance(v, _common._Lazy)],
+                  "prange": type(loops.prange).__name__}))
+""")
+    assert got["numba"]
+    assert got["err"] < 1e-9
+    assert got["lazy_left"] == []
+    assert got["prange"] != "_PrangePlaceholder"
+
+
+def test_pool_starts_with_a_short_spin_and_leaves_the_environment_as_it_was():
+    code = """
+import json, os
+import numpy as np
+from segflow.kernels import segment as seg, _common
+seg.unsorted_segment_reduce("sum", np.ones(200000), np.arange(200000) % 7, 7)
+import numba
+print(json.dumps({"env": {k: os.environ.get(k) for k in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")},
+                  "layer": numba.threading_layer(), "started": _common._pool_started}))
+"""
+    got = _fresh(code)
+    assert got["env"] == {"GOMP_SPINCOUNT": None, "OMP_WAIT_POLICY": None}
+    assert got["started"]
+    assert got["layer"] in ("omp", "tbb", "workqueue")
+    kept = _fresh(code, OMP_WAIT_POLICY="ACTIVE")            # the user's own setting is kept
+    assert kept["env"] == {"GOMP_SPINCOUNT": None, "OMP_WAIT_POLICY": "ACTIVE"}
+
+
+def test_planned_workers_does_not_start_the_pool():
+    got = _fresh("""
+import json, sys
+from segflow.kernels import _common
+n = _common.planned_workers()
+print(json.dumps({"n": n, "numba": 'numba' in sys.modules, "started": _common._pool_started}))
+""", NUMBA_NUM_THREADS="3")
+    assert got == {"n": 3, "numba": False, "started": False}
+
+
+def test_chunk_count_depends_on_the_shape_only():
+    assert _common.chunk_count(0, 100) == 1
+    assert _common.chunk_count(99, 100) == 1
+    assert _common.chunk_count(1000, 100) == 10
+    assert _common.chunk_count(10**9, 100) == 256
+    assert _common.chunk_count(10**9, 100, limit=64) == 64
+
+
+@pytest.mark.parametrize("case", ["private", "bucketed", "runs", "check"])
+def test_pulled_chunks_give_the_bits_of_one_thread(case):
+    """Every chunk of a pulled loop is done exactly once: the parallel result is bit-identical to
+    the one-thread result (and to NumPy's for sums of floats in a fixed order)."""
+    rng = np.random.default_rng(3)
+    n = 300_000
+    if case == "private":
+        data, ids, S = rng.standard_normal((n, 4)), rng.integers(0, 50, n), 50
+    elif case == "bucketed":
+        data, ids, S = rng.standard_normal((n, 8)), rng.integers(0, 50_000, n), 50_000
+    elif case == "runs":
+        data, ids, S = rng.standard_normal((n, 2)), np.sort(rng.integers(0, 5000, n)), 5000
+    else:
+        data, ids, S = rng.standard_normal(n), rng.integers(0, 10, n), 10
+        ids[123_456] = 10                      # one bad id: the chunked check must find it
+        with pytest.raises(Exception, match="10"):
+            seg.unsorted_segment_reduce("sum", data, ids, S, num_threads=2)
+        return
+    if case in ("private", "bucketed"):
+        loop = plan.reduce_strategy(plan.plan_for("sum", "unsorted", data.dtype), n, data[0].size, S, 2,
+                                    False)[0]
+        assert loop == case
+    one = seg.unsorted_segment_reduce("max", data, ids, S, num_threads=1)
+    two = seg.unsorted_segment_reduce("max", data, ids, S, num_threads=2)
+    assert one.tobytes() == two.tobytes()
+    ref = np.full((S,) + data.shape[1:], -np.inf)
+    np.maximum.at(ref, ids, data)
+    ref[np.bincount(ids, minlength=S) == 0] = np.finfo(np.float64).min   # TF: empty -> lowest
+    np.testing.assert_array_equal(two, ref)
+    s1 = seg.unsorted_segment_reduce("sum", data, ids, S, num_threads=1)
+    s2 = seg.unsorted_segment_reduce("sum", data, ids, S, num_threads=2)
+    assert s1.tobytes() == s2.tobytes()
+    np.testing.assert_allclose(s2, _np_sum(data, ids, S), rtol=1e-12, atol=1e-12)
+
+
+def _np_sum(data, ids, S):
+    out = np.zeros((S,) + data.shape[1:])
+    np.add.at(out, ids, data)
+    return out
+
+
+def test_tiny_inputs_take_numpy_and_match_the_compiled_loops():
+    """Below plan._TINY elements the NumPy path runs; just above it the compiled serial loops. For
+    unsorted sums both add in row order in float64, so they agree bit for bit."""
+    rng = np.random.default_rng(5)
+    for n in (plan._TINY - 1, plan._TINY + 1):
+        data = rng.standard_normal(n).astype(np.float32)
+        ids = rng.integers(0, 37, n)
+        got = seg.unsorted_segment_reduce("sum", data, ids, 37)
+        ref = np.zeros(37)
+        np.add.at(ref, ids, data.astype(np.float64))
+        assert got.tobytes() == ref.astype(np.float32).tobytes()
