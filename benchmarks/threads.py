@@ -14,9 +14,9 @@ Scenarios:
 - torch: torch imported in the same process, a torch op run between every timed call (torch's own
   OpenMP pool next to Numba's).
 
-Settings: segflow's default (Numba's default layer; GNU OpenMP started with a short spin), GNU
-OpenMP with its own default (OMP_WAIT_POLICY unset, long spin: what Numba does without segflow's
-setting), OpenMP passive, the workqueue layer, and TBB when its library loads.
+Settings: segflow's default (Numba's default layer; GNU OpenMP started with passive waiting), GNU
+OpenMP with its own default (long spin: what Numba does without segflow's setting), OpenMP with a
+short spin (GOMP_SPINCOUNT=10000), the workqueue layer, and TBB when its library loads.
 `main()` is what `benchmarks/run_all.py` calls.
 """
 import argparse
@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS = {   # name -> environment changes
     "segflow default": {},
     "omp, long spin": {"NUMBA_THREADING_LAYER": "omp", "GOMP_SPINCOUNT": "300000"},
-    "omp, passive": {"NUMBA_THREADING_LAYER": "omp", "OMP_WAIT_POLICY": "PASSIVE"},
+    "omp, short spin": {"NUMBA_THREADING_LAYER": "omp", "GOMP_SPINCOUNT": "10000"},
     "workqueue": {"NUMBA_THREADING_LAYER": "workqueue"},
     "tbb": {"NUMBA_THREADING_LAYER": "tbb"},
 }
@@ -118,6 +118,9 @@ def run_cell(setting, scenario, repeat):
     for k in ("NUMBA_THREADING_LAYER", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
         env.pop(k, None)
     env.update(SETTINGS[setting])
+    if setting == "tbb":   # pip's tbb package puts libtbb.so.12 in <prefix>/lib, off the loader's path
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [os.path.join(sys.prefix, "lib"),
+                                                              env.get("LD_LIBRARY_PATH")]))
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", scenario, "--repeat", str(repeat)]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     if r.returncode != 0:

@@ -70,7 +70,7 @@ print(json.dumps({"numba": 'numba' in sys.modules, "err": float(np.abs(r - ref).
     assert got["prange"] != "_PrangePlaceholder"
 
 
-def test_pool_starts_with_a_short_spin_and_leaves_the_environment_as_it_was():
+def test_pool_starts_with_passive_waiting_and_leaves_the_environment_as_it_was():
     code = """
 import json, os
 import numpy as np

@@ -147,8 +147,11 @@ def _pow_grad(op, grad):
     # d(x^y)/dx = y x^(y-1); d(x^y)/dy = x^y log(x), taken as 0 where x <= 0 (real) or x == 0.
     x, y = op.inputs
     z = op.outputs[0]
+    skip = _skip(op)
     cx, cy, cz = cw.conj(x), cw.conj(y), cw.conj(z)
-    gx = cw.multiply(grad, cw.multiply(cy, cw.pow(cx, cw.subtract(cy, _scalar(1, y.dtype)))))
+    gx = None if 0 in skip else cw.multiply(grad, cw.multiply(cy, cw.pow(cx, cw.subtract(cy, _scalar(1, y.dtype)))))
+    if 1 in skip:         # a constant exponent (x ** 2): no log(x) terms at all, as TF skips them
+        return _unbroadcast(gx, x), None
     zero = shape_ops.zeros_like(x)
     if x.dtype.is_complex:
         safe = cw.not_equal(x, zero)
@@ -156,7 +159,7 @@ def _pow_grad(op, grad):
         safe = cw.greater(x, zero)
     log_x = cw.where(safe, cw.log(cw.where(safe, cx, shape_ops.ones_like(x))), zero)
     gy = cw.multiply(grad, cw.multiply(cz, log_x))
-    return _unbroadcast(gx, x), _unbroadcast(gy, y)
+    return None if gx is None else _unbroadcast(gx, x), _unbroadcast(gy, y)
 
 
 @RegisterGradient("Maximum")

@@ -1,4 +1,9 @@
 """Gradients of the reductions: the upstream gradient is broadcast back over the reduced axes."""
+import math
+
+import numpy as np
+
+from segflow._core import fold
 from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._ops import elementwise as cw
 from segflow._ops import reduce as ro
@@ -6,8 +11,26 @@ from segflow._ops import shape as so
 from segflow._ops import cast as cast_ops
 
 
-def _spread(grad, op):
-    """`grad` reshaped to the keepdims shape and broadcast to the input's shape."""
+def _static_shapes(op):
+    """(input dims, keepdims dims) as Python lists when the input's shape and the axes are known
+    when the gradient is built (always eagerly), else None."""
+    x, axes = op.inputs
+    if not x.shape.is_fully_defined():
+        return None
+    ax = fold.constant_value(axes)
+    if ax is None:
+        return None
+    dims = x.shape.as_list()
+    reduced = {int(a) % len(dims) for a in np.atleast_1d(ax)} if dims else set()
+    return dims, [1 if i in reduced else d for i, d in enumerate(dims)]
+
+
+def _spread(grad, op, static=None):
+    """`grad` reshaped to the keepdims shape and broadcast to the input's shape (from static
+    shapes where known: two ops instead of four)."""
+    if static is not None:
+        dims, kept = static
+        return so.broadcast_to(so.reshape(grad, kept), dims)
     x, axes = op.inputs
     x_shape = so.shape(x)
     return so.broadcast_to(so.reshape(grad, ro.reduced_shape(x_shape, axes)), x_shape)
@@ -15,11 +38,18 @@ def _spread(grad, op):
 
 @RegisterGradient("Sum")
 def _sum_grad(op, grad):
-    return _spread(grad, op), None
+    return _spread(grad, op, _static_shapes(op)), None
 
 
 @RegisterGradient("Mean")
 def _mean_grad(op, grad):
+    static = _static_shapes(op)
+    if static is not None:       # the count is a number (as TF does for known shapes)
+        dims, kept = static
+        count = math.prod(dims) // max(math.prod(kept), 1)
+        # Divided before it is spread: each element gets the same quotient, computed once per
+        # output element instead of once per input element.
+        return _spread(cw.realdiv(grad, cast_ops.cast(count, grad.dtype)), op, static), None
     x = op.inputs[0]
     y = op.outputs[0]
     count = cw.truediv(so.size(x), cw.maximum(so.size(y), 1))

@@ -1,4 +1,6 @@
 """Gradients of variable reads: the handle is the variable's gradient source (ReadVariableOp, ResourceGather)."""
+import numpy as np
+
 from segflow._core import dtypes, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
@@ -25,6 +27,13 @@ def _resource_gather_grad(op, grad):
     handle, indices = op.inputs
     if isinstance(grad, IndexedSlices):
         grad = convert_to_tensor(grad)
+    if isinstance(handle, EagerTensor) and isinstance(indices, EagerTensor):
+        # Eagerly the table's shape is known now: two reshapes and a constant dense_shape instead
+        # of the five shape ops a graph needs (the same values and dtypes).
+        dims = _table_shape(handle).as_list()
+        dense = np.asarray(dims, np.int32 if all(d < 2**31 for d in dims) else np.int64)
+        values = so.reshape(grad, [int(np.size(indices._value))] + dims[1:])
+        return [IndexedSlices(values, so.reshape(indices, [-1]), convert_to_tensor(dense)), None]
     params_shape = variable_shape(handle, out_type=dtypes.int64)
     size = so.reshape(so.size(indices, out_type=dtypes.int64), [1])
     values = so.reshape(grad, join_ops.concat([size, params_shape[1:]], 0))

@@ -311,13 +311,15 @@ def chunk_count(work, grain, limit=256):
 # spins its idle threads for about 300,000 polls after every parallel region before sleeping: on a
 # busy machine those spinning threads take the cores that other threads (the next region's, or
 # another process's) are waiting for, and a neighbour that also spins (a second segflow job, torch's
-# own OpenMP pool) makes both crawl. segflow therefore starts the pool with a short spin
-# (GOMP_SPINCOUNT=_SPIN, roughly 10-30 microseconds) unless the user set OMP_WAIT_POLICY or
-# GOMP_SPINCOUNT; the variables are set only while the layer loads (OpenMP reads them once, at
-# load), so libraries loaded later (torch's OpenMP) still see the user's environment.
-# benchmarks/threads.py measures the layers and settings side by side.
+# own OpenMP pool) makes both crawl. segflow therefore starts the pool with passive waiting
+# (OMP_WAIT_POLICY=PASSIVE: idle threads sleep at once) unless the user set OMP_WAIT_POLICY or
+# GOMP_SPINCOUNT; the variable is set only while the layer loads (OpenMP reads it once, at load),
+# so libraries loaded later (torch's OpenMP) still see the user's environment. The choice was made
+# by measurement (benchmarks/threads.py, benchmarks/RESULTS_threads.md): next to torch, passive
+# waiting ran the segment kernels 2-5x faster than a 10,000-poll spin and than TBB, and beside a
+# second segflow job it was as fast or faster; idle, the settings were within the noise.
 
-_SPIN = "10000"
+_WAIT = ("OMP_WAIT_POLICY", "PASSIVE")
 _pool_started = False
 
 
@@ -326,8 +328,8 @@ def _start_pool():
     import numba
     saved = {}
     if not any(k in os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
-        saved["GOMP_SPINCOUNT"] = None
-        os.environ["GOMP_SPINCOUNT"] = _SPIN
+        saved[_WAIT[0]] = None
+        os.environ[_WAIT[0]] = _WAIT[1]
     try:
         numba.get_num_threads()           # loads the threading layer
     finally:
