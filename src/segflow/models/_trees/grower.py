@@ -1,0 +1,166 @@
+"""Growing one regression tree on gradient histograms (second-order boosting, XGBoost's gain).
+
+For a node with gradient sum G and hessian sum H, with L1 (alpha) and L2 (lambda) penalties,
+
+    T(G) = sign(G) * max(|G| - alpha, 0),   score(G, H) = T(G)^2 / (H + lambda),
+    leaf value = -T(G) / (H + lambda),      gain = (score(L) + score(R) - score(parent)) / 2.
+
+A split is a (feature, bin threshold t, missing direction): bins <= t go left, the missing bin goes
+left or right, whichever gains more (when the node has no missing values, they go to the child with
+more rows). It needs at least `min_samples_leaf` rows and `min_child_weight` hessian in each child
+and gain > `min_split_gain`. Nodes are expanded best gain first ("lossguide") or breadth first
+("depthwise") until `max_leaf_nodes` leaves; with no leaf limit both grow the same tree. A child's
+histogram is computed for the smaller child only; the larger one is the parent's minus it.
+"""
+import heapq
+
+import numpy as np
+
+from segflow.kernels import histogram as hk
+
+__all__ = ["TreeParams", "grow_tree", "leaf_value"]
+
+_NODE_FIELDS = ("feature", "threshold", "bin_threshold", "missing_left", "left", "right", "value",
+                "gain", "count", "hessian")
+
+
+class TreeParams:
+    """The split and growth settings of one tree."""
+
+    def __init__(self, max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, min_child_weight=1e-3,
+                 min_split_gain=0.0, l1_regularization=0.0, l2_regularization=0.0, learning_rate=0.1,
+                 max_features=1.0, grow_policy="lossguide"):
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.min_child_weight = min_child_weight
+        self.min_split_gain = min_split_gain
+        self.l1 = l1_regularization
+        self.l2 = l2_regularization
+        self.learning_rate = learning_rate
+        self.max_features = max_features
+        self.grow_policy = grow_policy
+
+
+def _soft(g, alpha):
+    if alpha == 0.0:
+        return g
+    return np.sign(g) * np.maximum(np.abs(g) - alpha, 0.0)
+
+
+def _score(g, h, p):
+    t = _soft(g, p.l1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return t * t / (h + p.l2)
+
+
+def leaf_value(g, h, p):
+    """-T(G) / (H + lambda), the Newton step of a leaf (0 where H + lambda is 0)."""
+    d = h + p.l2
+    return float(-_soft(g, p.l1) / d) if d > 0 else 0.0
+
+
+def _best_split(hist, totals, n_bins, missing_bin, p, feature_mask):
+    """(gain, feature, t, missing_left, left_totals) of the best valid split, or None."""
+    real = hist[:, :missing_bin, :]
+    cum = np.cumsum(real, axis=1)                           # [F, B, 3]: bins <= t
+    miss = hist[:, missing_bin, :]                          # [F, 3]
+    left = np.stack([cum, cum + miss[:, None, :]])          # option 0: missing right; 1: left
+    right = totals - left
+    valid = np.arange(missing_bin)[None, :] < n_bins[:, None]            # t <= n_bins_f - 1
+    valid = valid[None] & np.stack([np.ones_like(valid), (miss[:, 2] > 0)[:, None] & valid])
+    valid &= (left[..., 2] >= p.min_samples_leaf) & (right[..., 2] >= p.min_samples_leaf)
+    valid &= (left[..., 1] >= p.min_child_weight) & (right[..., 1] >= p.min_child_weight)
+    if feature_mask is not None:
+        valid &= feature_mask[None, :, None]
+    if not valid.any():
+        return None
+    gain = 0.5 * (_score(left[..., 0], left[..., 1], p) + _score(right[..., 0], right[..., 1], p)
+                  - _score(totals[0], totals[1], p))
+    gain = np.where(valid, gain, -np.inf)
+    best = int(np.argmax(gain))   # first maximum in (option, feature, bin) order: deterministic
+    opt, f, t = np.unravel_index(best, gain.shape)
+    g = float(gain[opt, f, t])
+    if not g > p.min_split_gain:
+        return None
+    if miss[f, 2] > 0:
+        missing_left = bool(opt == 1)
+    else:
+        missing_left = bool(left[opt, f, t, 2] >= right[opt, f, t, 2])
+    return g, int(f), int(t), missing_left, left[opt, f, t].copy()
+
+
+class _Node:
+    __slots__ = ("index", "rows", "hist", "totals", "depth", "split")
+
+
+def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin, p, rng=None):
+    """One tree on the rows `rows` of `binned` ([F, N] uint8). `gradients`/`hessians`: float64 [N]
+    (all rows; only `rows` are read). Returns a dict of node arrays (fields `_NODE_FIELDS`; children
+    are node indices, -1 at leaves; leaf values include the learning rate)."""
+    n_features = binned.shape[0]
+    nodes = {k: [] for k in _NODE_FIELDS}
+
+    def new_node(node_rows, hist, totals, depth):
+        node = _Node()
+        node.index = len(nodes["value"])
+        node.rows, node.hist, node.totals, node.depth, node.split = node_rows, hist, totals, depth, None
+        for k, v in (("feature", -1), ("threshold", np.nan), ("bin_threshold", 0), ("missing_left", 0),
+                     ("left", -1), ("right", -1), ("gain", 0.0)):
+            nodes[k].append(v)
+        nodes["value"].append(leaf_value(totals[0], totals[1], p) * p.learning_rate)
+        nodes["count"].append(int(round(totals[2])))
+        nodes["hessian"].append(float(totals[1]))
+        can_split = (p.max_depth is None or depth < p.max_depth) and totals[2] >= 2 * p.min_samples_leaf
+        if can_split:
+            mask = None
+            if p.max_features < 1.0:
+                k = max(1, int(np.ceil(p.max_features * n_features)))
+                mask = np.zeros(n_features, bool)
+                mask[rng.choice(n_features, k, replace=False)] = True
+            node.split = _best_split(hist, totals, n_bins, missing_bin, p, mask)
+        return node
+
+    rows = np.ascontiguousarray(rows, np.int64)
+    root_hist = hk.node_histogram(binned, rows, gradients[rows], hessians[rows], missing_bin + 1)
+    root_totals = root_hist[0].sum(axis=0)
+    heap, order = [], 0
+
+    def push(node):
+        nonlocal order
+        if node.split is not None:
+            key = -node.split[0] if p.grow_policy == "lossguide" else node.depth
+            heapq.heappush(heap, (key, order, node))
+            order += 1
+        else:
+            node.hist = node.rows = None
+
+    push(new_node(rows, root_hist, root_totals, 0))
+    n_leaves = 1
+    while heap and (p.max_leaf_nodes is None or n_leaves < p.max_leaf_nodes):
+        _, _, node = heapq.heappop(heap)
+        gain, f, t, missing_left, left_totals = node.split
+        col = binned[f, node.rows]
+        go_left = col <= t
+        if missing_left:
+            go_left |= col == missing_bin
+        left_rows, right_rows = node.rows[go_left], node.rows[~go_left]
+        small, large = (left_rows, right_rows) if len(left_rows) <= len(right_rows) else (right_rows, left_rows)
+        small_hist = hk.node_histogram(binned, small, gradients[small], hessians[small], missing_bin + 1)
+        large_hist = node.hist - small_hist
+        hists = (small_hist, large_hist) if small is left_rows else (large_hist, small_hist)
+        totals = (left_totals, node.totals - left_totals)
+        i = node.index
+        nodes["feature"][i], nodes["bin_threshold"][i], nodes["gain"][i] = f, t, gain
+        nodes["threshold"][i] = thresholds[f][t] if t < len(thresholds[f]) else np.inf
+        nodes["missing_left"][i] = int(missing_left)
+        node.hist = node.rows = None
+        children = [new_node(r, hh, tt, node.depth + 1) for r, hh, tt in zip((left_rows, right_rows), hists, totals)]
+        nodes["left"][i], nodes["right"][i] = children[0].index, children[1].index
+        for c in children:
+            push(c)
+        n_leaves += 1
+    dtypes_ = {"feature": np.int64, "threshold": np.float64, "bin_threshold": np.uint8, "missing_left": np.uint8,
+               "left": np.int64, "right": np.int64, "value": np.float64, "gain": np.float64,
+               "count": np.int64, "hessian": np.float64}
+    return {k: np.asarray(v, dtypes_[k]) for k, v in nodes.items()}
