@@ -236,6 +236,14 @@ class _BaseGBT(BaseEstimator):
                        self._left, self._right, self._value, out)
         return out.T  # [K, N]
 
+    def get_tree(self, i):
+        """Tree i (in fit order) as a dict of node arrays: feature, threshold, missing_left, left,
+        right, value, gain, count, hessian (node 0 is the root; children -1 at leaves)."""
+        if HAVE_SKLEARN:
+            check_is_fitted(self, "_starts")
+        a, b = self._starts[i], self._starts[i + 1]
+        return {name: getattr(self, "_" + name)[a:b].copy() for name in _NODE_ARRAYS}
+
     # -- importances -----------------------------------------------------------------------------
     def feature_importances(self, importance_type="gain"):
         """Per feature: total split gain ("gain") or number of splits ("split") over all trees."""
@@ -391,7 +399,11 @@ class GradientBoostedTreesClassifier(ClassifierMixin, _BaseGBT):
         return raw[0] if raw.shape[0] == 1 else raw.T
 
     def predict_proba(self, X):
-        return self._loss.proba(self._raw_predict(X))
+        raw = self._raw_predict(X)  # checks that the model is fitted
+        return self._loss.proba(raw)
 
     def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        # From the raw scores (as decision_function), not the rounded probabilities: ties agree.
+        raw = self._raw_predict(X)
+        best = (raw[0] > 0).astype(np.int64) if raw.shape[0] == 1 else np.argmax(raw, axis=0)
+        return self.classes_[best]
