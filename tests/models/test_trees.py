@@ -73,26 +73,26 @@ def test_max_leaf_nodes_grows_best_first():
 
 
 def ref_histogram(binned, rows, g, h, n_bins):
-    out = np.zeros((binned.shape[0], n_bins, 3))
-    for f in range(binned.shape[0]):
-        np.add.at(out[f], binned[f, rows], np.stack([g, h, np.ones(len(rows))], 1))
+    out = np.zeros((binned.shape[1], n_bins, 3))
+    for f in range(binned.shape[1]):
+        np.add.at(out[f], binned[rows, f], np.stack([g, h, np.ones(len(rows))], 1))
     return out
 
 
 @pytest.mark.parametrize("n", [50, 40_000])
 def test_histogram_kernel_matches_numpy(n):
     rng = np.random.default_rng(n)
-    binned = rng.integers(0, 17, (5, n)).astype(np.uint8)
+    binned = rng.integers(0, 17, (n, 5)).astype(np.uint8)
     rows = np.sort(rng.choice(n, n // 2, replace=False))
-    g, h = rng.normal(size=len(rows)), rng.uniform(size=len(rows))
-    want = ref_histogram(binned, rows, g, h, 17)
+    g, h = rng.normal(size=n), rng.uniform(size=n)
+    want = ref_histogram(binned, rows, g[rows], h[rows], 17)
     np.testing.assert_allclose(hk.node_histogram(binned, rows, g, h, 17), want, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(hk.segment_histogram(binned, rows, g, h, 17), want, rtol=1e-12, atol=1e-12)
 
 
 def test_histogram_bits_independent_of_threads():
     rng = np.random.default_rng(5)
-    binned = rng.integers(0, 255, (8, 60_000)).astype(np.uint8)
+    binned = rng.integers(0, 255, (60_000, 8)).astype(np.uint8)
     rows = np.arange(60_000)
     g, h = rng.normal(size=60_000), rng.uniform(size=60_000)
     before = numba.get_num_threads()

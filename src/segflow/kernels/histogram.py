@@ -8,68 +8,136 @@ which costs ~4x more time at 2e5 rows x 20 features (benchmarks/models_trees.py 
 benchmarks/RESULTS_models_trees.md). Work is split by feature: each feature's bins are summed by
 one thread in row order, so results are bit-identical for any number of threads.
 """
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from segflow.kernels._common import njit, parallel_launch, prange
+
+try:
+    from numba import get_num_threads
+except ImportError:  # pragma: no cover - without Numba the loops are Python and hold the GIL
+    def get_num_threads():
+        return 1
 from segflow.kernels import segment as seg
 
-__all__ = ["node_histogram", "segment_histogram", "predict_binned", "predict_raw"]
+__all__ = ["node_histogram", "segment_histogram", "partition_rows", "best_split", "predict_binned",
+           "predict_raw"]
 
-_PARALLEL_MIN = 1 << 15   # rows x features below which one thread is faster than a launch
-
-
-@njit(cache=True, nogil=True)
-def _hist_feature(binned, f, rows, g, h, out):
-    for i in range(rows.shape[0]):
-        b = binned[f, rows[i]]
-        out[f, b, 0] += g[i]
-        out[f, b, 1] += h[i]
-        out[f, b, 2] += 1.0
+_PARALLEL_MIN = 1 << 15   # rows (x trees) below which one thread is faster than a launch
+HIST_CHUNK = 1 << 14      # rows per partial histogram; fixed, so results do not depend on threads
 
 
 @njit(cache=True, nogil=True)
-def _hist_serial(binned, rows, g, h, out):
-    for f in range(binned.shape[0]):
-        _hist_feature(binned, f, rows, g, h, out)
+def _hist_rows(binned, rows, g, h, lo, hi, out):
+    for i in range(lo, hi):
+        r = rows[i]
+        gi = g[r]
+        hi_ = h[r]
+        for f in range(binned.shape[1]):
+            b = binned[r, f]
+            out[f, b, 0] += gi
+            out[f, b, 1] += hi_
+            out[f, b, 2] += 1.0
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _hist_parallel(binned, rows, g, h, out):
-    for f in prange(binned.shape[0]):
-        _hist_feature(binned, f, rows, g, h, out)
+@njit(cache=True, nogil=True)
+def _sum_parts(parts, out):
+    # partial histograms added in chunk order: the same bits for any number of threads
+    for c in range(parts.shape[0]):
+        out += parts[c]
+
+
+_pool = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _workers():
+    """A thread pool as large as Numba's thread count. Its idle threads sleep on a queue: unlike
+    an OpenMP region, nothing spins between the many short launches a tree makes (on a busy
+    machine a spinning worker takes the core the serial steps need)."""
+    global _pool, _pool_size
+    n = get_num_threads()
+    with _pool_lock:
+        if _pool is None or _pool_size != n:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="segflow-hist")
+            _pool_size = n
+        return _pool, n
 
 
 def node_histogram(binned, rows, gradients, hessians, n_bins):
-    """[F, n_bins, 3] float64 (sum g, sum h, count) over `rows` of `binned` ([F, N] uint8 bins).
+    """[F, n_bins, 3] float64 (sum g, sum h, count) over `rows` of `binned` ([N, F] uint8 bins).
 
-    `gradients`/`hessians` are float64 [len(rows)], already gathered in the order of `rows`."""
-    out = np.zeros((binned.shape[0], n_bins, 3), np.float64)
+    `gradients`/`hessians` are float64 [N] (all rows; only `rows` are read). Rows are cut into
+    fixed chunks of HIST_CHUNK, each summed in row order into its own partial histogram by
+    whichever worker thread is free (the compiled loop releases the GIL); the partials are added
+    in chunk order, so the bits do not depend on the number of threads."""
     rows = np.ascontiguousarray(rows, np.int64)
     g = np.ascontiguousarray(gradients, np.float64)
     h = np.ascontiguousarray(hessians, np.float64)
-    if rows.shape[0] * binned.shape[0] < _PARALLEL_MIN or binned.shape[0] == 1:
-        _hist_serial(binned, rows, g, h, out)
+    n = rows.shape[0]
+    n_chunks = max(1, -(-n // HIST_CHUNK))
+    out = np.zeros((binned.shape[1], n_bins, 3), np.float64)
+    if n_chunks == 1:
+        _hist_rows(binned, rows, g, h, 0, n, out)
+        return out
+    parts = np.zeros((n_chunks, binned.shape[1], n_bins, 3), np.float64)
+    pool, threads = _workers()
+
+    def run(c):
+        _hist_rows(binned, rows, g, h, c * HIST_CHUNK, min(n, (c + 1) * HIST_CHUNK), parts[c])
+
+    if threads <= 1:
+        for c in range(n_chunks):
+            run(c)
     else:
-        with parallel_launch():
-            _hist_parallel(binned, rows, g, h, out)
+        list(pool.map(run, range(n_chunks)))
+    _sum_parts(parts, out)
     return out
 
 
 def segment_histogram(binned, rows, gradients, hessians, n_bins):
     """The same histogram through the generic unsorted segment sum (reference and benchmark)."""
-    f = binned.shape[0]
-    ids = (binned[:, rows].astype(np.int64) + (np.arange(f, dtype=np.int64) * n_bins)[:, None]).reshape(-1)
-    data = np.stack([gradients, hessians, np.ones(len(rows))], axis=1).astype(np.float64)
-    data = np.broadcast_to(data, (f,) + data.shape).reshape(-1, 3)
+    f = binned.shape[1]
+    ids = (binned[rows].astype(np.int64) + (np.arange(f, dtype=np.int64) * n_bins)[None, :]).reshape(-1)
+    data = np.stack([gradients[rows], hessians[rows], np.ones(len(rows))], axis=1).astype(np.float64)
+    data = np.repeat(data, f, axis=0)  # row i's (g, h, 1) once per feature, matching ids
     out = seg.unsorted_segment_reduce("sum", data, ids, f * n_bins)
     return np.asarray(out).reshape(f, n_bins, 3)
+
+
+@njit(cache=True, nogil=True)
+def _partition(binned, rows, f, t, missing_bin, missing_left, left, right):
+    nl = nr = 0
+    for i in range(rows.shape[0]):
+        b = binned[rows[i], f]
+        if b <= t or (b == missing_bin and missing_left):
+            left[nl] = rows[i]
+            nl += 1
+        else:
+            right[nr] = rows[i]
+            nr += 1
+    return nl, nr
+
+
+def partition_rows(binned, rows, feature, bin_threshold, missing_bin, missing_left):
+    """(left rows, right rows) of a split, each in the order of `rows`."""
+    left = np.empty(rows.shape[0], np.int64)
+    right = np.empty(rows.shape[0], np.int64)
+    nl, nr = _partition(binned, rows, int(feature), int(bin_threshold), int(missing_bin), bool(missing_left),
+                        left, right)
+    return left[:nl], right[:nr]
 
 
 @njit(cache=True, nogil=True)
 def _leaf_binned(binned, i, feature, bin_threshold, missing_left, left, right, missing_bin):
     node = 0
     while left[node] >= 0:
-        b = binned[feature[node], i]
+        b = binned[i, feature[node]]
         if b == missing_bin:
             go_left = missing_left[node] != 0
         else:
@@ -79,27 +147,22 @@ def _leaf_binned(binned, i, feature, bin_threshold, missing_left, left, right, m
 
 
 @njit(cache=True, nogil=True)
-def _predict_binned_serial(binned, feature, bin_threshold, missing_left, left, right, value, missing_bin, out):
-    for i in range(binned.shape[1]):
-        out[i] += value[_leaf_binned(binned, i, feature, bin_threshold, missing_left, left, right, missing_bin)]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _predict_binned_parallel(binned, feature, bin_threshold, missing_left, left, right, value, missing_bin, out):
-    for i in prange(binned.shape[1]):
+def _predict_binned_rows(lo, hi, binned, feature, bin_threshold, missing_left, left, right, value, missing_bin, out):
+    for i in range(lo, hi):
         out[i] += value[_leaf_binned(binned, i, feature, bin_threshold, missing_left, left, right, missing_bin)]
 
 
 def predict_binned(binned, tree, missing_bin, out):
-    """out[i] += the value of the leaf row i of `binned` ([F, N] bins) reaches in `tree`
+    """out[i] += the value of the leaf row i of `binned` ([N, F] bins) reaches in `tree`
     (a dict of node arrays; children are node indices, -1 at leaves)."""
     args = (binned, tree["feature"], tree["bin_threshold"], tree["missing_left"], tree["left"],
             tree["right"], tree["value"], missing_bin, out)
-    if binned.shape[1] < _PARALLEL_MIN:
-        _predict_binned_serial(*args)
-    else:
-        with parallel_launch():
-            _predict_binned_parallel(*args)
+    n = binned.shape[0]
+    pool, threads = _workers()
+    if n < _PARALLEL_MIN or threads <= 1:
+        _predict_binned_rows(0, n, *args)
+    else:  # fixed row chunks on the sleeping pool (no OpenMP spin between a tree's launches)
+        list(pool.map(lambda lo: _predict_binned_rows(lo, min(n, lo + HIST_CHUNK), *args), range(0, n, HIST_CHUNK)))
 
 
 @njit(cache=True, nogil=True)
@@ -141,3 +204,56 @@ def predict_raw(x, starts, tree_out, feature, threshold, missing_left, left, rig
     else:
         with parallel_launch():
             _predict_raw_parallel(*args)
+
+
+@njit(cache=True, nogil=True)
+def _soft(g, alpha):
+    if g > alpha:
+        return g - alpha
+    if g < -alpha:
+        return g + alpha
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _score(g, h, alpha, lam):
+    d = h + lam
+    if d <= 0.0:
+        return 0.0
+    t = _soft(g, alpha)
+    return t * t / d
+
+
+@njit(cache=True, nogil=True)
+def best_split(hist, totals, n_bins, missing_bin, feature_mask, min_samples_leaf, min_child_weight,
+               alpha, lam):
+    """The best split of a node from its histogram ([F, missing_bin + 1, 3]): returns (gain,
+    feature, bin t, missing_left option, left g, left h, left count); feature -1 when none is
+    valid. Bins <= t go left; option 1 also sends the missing bin left (tried only when the node
+    has missing values). Ties keep the first in (feature, t, option) order."""
+    parent = _score(totals[0], totals[1], alpha, lam)
+    best = -np.inf
+    bf, bt, bo = -1, 0, 0
+    bl0 = bl1 = bl2 = 0.0
+    for f in range(hist.shape[0]):
+        if not feature_mask[f]:
+            continue
+        mg, mh, mc = hist[f, missing_bin, 0], hist[f, missing_bin, 1], hist[f, missing_bin, 2]
+        lg = lh = lc = 0.0
+        for t in range(n_bins[f]):
+            lg += hist[f, t, 0]
+            lh += hist[f, t, 1]
+            lc += hist[f, t, 2]
+            for opt in range(2 if mc > 0 else 1):
+                g0 = lg + mg * opt
+                h0 = lh + mh * opt
+                c0 = lc + mc * opt
+                c1 = totals[2] - c0
+                h1 = totals[1] - h0
+                if c0 < min_samples_leaf or c1 < min_samples_leaf or h0 < min_child_weight or h1 < min_child_weight:
+                    continue
+                gain = 0.5 * (_score(g0, h0, alpha, lam) + _score(totals[0] - g0, h1, alpha, lam) - parent)
+                if gain > best:
+                    best, bf, bt, bo = gain, f, t, opt
+                    bl0, bl1, bl2 = g0, h0, c0
+    return best, bf, bt, bo, bl0, bl1, bl2

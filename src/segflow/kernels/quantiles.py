@@ -148,8 +148,15 @@ class WeightedQuantileSketch:
     def add(self, values, weights=None):
         """Adds values (NaN ignored) with non-negative weights (default 1). Returns self."""
         values = np.asarray(values, np.float64).reshape(-1)
-        if weights is None:
-            weights = np.ones(values.shape, np.float64)
+        if weights is None:  # unit weights: a sort and run lengths (fast on sorted input too)
+            values = np.sort(values[~np.isnan(values)])
+            if values.size == 0:
+                return self
+            starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+            w = np.diff(np.r_[starts, values.size]).astype(np.float64)
+            hi = np.cumsum(w)
+            self._fold(values[starts], w, hi - w, hi)
+            return self
         else:
             weights = np.asarray(weights, np.float64).reshape(-1)
             if weights.shape != values.shape:

@@ -36,10 +36,10 @@ class BinMapper:
         return self
 
     def _thresholds(self, col):
-        col = col[~np.isnan(col)]
+        col = np.sort(col[~np.isnan(col)])
         if col.size == 0:
             return np.zeros(0, np.float64)
-        distinct = np.unique(col)
+        distinct = col[np.r_[True, col[1:] != col[:-1]]]
         if distinct.size <= self.max_bins:
             return (distinct[:-1] + distinct[1:]) * 0.5
         sketch = WeightedQuantileSketch(1.0 / (8 * self.max_bins)).add(col)
@@ -47,12 +47,12 @@ class BinMapper:
         return np.unique(bounds[1:-1])[: self.max_bins - 1]
 
     def transform(self, x):
-        """[F, N] uint8 bins of x ([N, F]); NaN -> missing_bin."""
+        """[N, F] uint8 bins of x ([N, F]); NaN -> missing_bin."""
         x = np.asarray(x, np.float64)
-        out = np.empty((x.shape[1], x.shape[0]), np.uint8)
+        out = np.empty(x.shape, np.uint8)
         for f, t in enumerate(self.thresholds_):
             col = x[:, f]
             b = np.searchsorted(t, col, side="left")
             b[np.isnan(col)] = self.missing_bin
-            out[f] = b
+            out[:, f] = b
         return out

@@ -194,9 +194,12 @@ class _BaseGBT(BaseEstimator):
                                  mapper.n_bins_, mapper.thresholds_, mapper.missing_bin, params, rng)
                 new.append(tree)
             for c, tree in enumerate(new):  # scores change only after all K trees of the round
-                out = np.ascontiguousarray(raw[c])
-                hk.predict_binned(binned, tree, mapper.missing_bin, out)
-                raw[c] = out
+                if rows is all_rows:  # every row sits in one leaf's row list
+                    for leaf, leaf_rows in tree.pop("leaf_rows"):
+                        raw[c, leaf_rows] += tree["value"][leaf]
+                else:
+                    tree.pop("leaf_rows")
+                    hk.predict_binned(binned, tree, mapper.missing_bin, raw[c])
             trees.extend(new)
             tree_class.extend(range(k))
             self.train_score_.append(-loss.loss(y, raw, sample_weight))

@@ -42,52 +42,26 @@ class TreeParams:
         self.grow_policy = grow_policy
 
 
-def _soft(g, alpha):
-    if alpha == 0.0:
-        return g
-    return np.sign(g) * np.maximum(np.abs(g) - alpha, 0.0)
-
-
-def _score(g, h, p):
-    t = _soft(g, p.l1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return t * t / (h + p.l2)
-
-
 def leaf_value(g, h, p):
     """-T(G) / (H + lambda), the Newton step of a leaf (0 where H + lambda is 0)."""
     d = h + p.l2
-    return float(-_soft(g, p.l1) / d) if d > 0 else 0.0
+    t = np.sign(g) * max(abs(g) - p.l1, 0.0)
+    return float(-t / d) if d > 0 else 0.0
 
 
 def _best_split(hist, totals, n_bins, missing_bin, p, feature_mask):
     """(gain, feature, t, missing_left, left_totals) of the best valid split, or None."""
-    real = hist[:, :missing_bin, :]
-    cum = np.cumsum(real, axis=1)                           # [F, B, 3]: bins <= t
-    miss = hist[:, missing_bin, :]                          # [F, 3]
-    left = np.stack([cum, cum + miss[:, None, :]])          # option 0: missing right; 1: left
-    right = totals - left
-    valid = np.arange(missing_bin)[None, :] < n_bins[:, None]            # t <= n_bins_f - 1
-    valid = valid[None] & np.stack([np.ones_like(valid), (miss[:, 2] > 0)[:, None] & valid])
-    valid &= (left[..., 2] >= p.min_samples_leaf) & (right[..., 2] >= p.min_samples_leaf)
-    valid &= (left[..., 1] >= p.min_child_weight) & (right[..., 1] >= p.min_child_weight)
-    if feature_mask is not None:
-        valid &= feature_mask[None, :, None]
-    if not valid.any():
+    gain, f, t, opt, lg, lh, lc = hk.best_split(hist, totals, n_bins, missing_bin, feature_mask,
+                                                float(p.min_samples_leaf), float(p.min_child_weight),
+                                                float(p.l1), float(p.l2))
+    if f < 0 or not gain > p.min_split_gain:
         return None
-    gain = 0.5 * (_score(left[..., 0], left[..., 1], p) + _score(right[..., 0], right[..., 1], p)
-                  - _score(totals[0], totals[1], p))
-    gain = np.where(valid, gain, -np.inf)
-    best = int(np.argmax(gain))   # first maximum in (option, feature, bin) order: deterministic
-    opt, f, t = np.unravel_index(best, gain.shape)
-    g = float(gain[opt, f, t])
-    if not g > p.min_split_gain:
-        return None
-    if miss[f, 2] > 0:
+    left = np.array([lg, lh, lc])
+    if hist[f, missing_bin, 2] > 0:
         missing_left = bool(opt == 1)
-    else:
-        missing_left = bool(left[opt, f, t, 2] >= right[opt, f, t, 2])
-    return g, int(f), int(t), missing_left, left[opt, f, t].copy()
+    else:  # no missing values seen here: they will go to the child with more rows
+        missing_left = bool(lc >= totals[2] - lc)
+    return float(gain), int(f), int(t), missing_left, left
 
 
 class _Node:
@@ -95,10 +69,12 @@ class _Node:
 
 
 def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin, p, rng=None):
-    """One tree on the rows `rows` of `binned` ([F, N] uint8). `gradients`/`hessians`: float64 [N]
+    """One tree on the rows `rows` of `binned` ([N, F] uint8). `gradients`/`hessians`: float64 [N]
     (all rows; only `rows` are read). Returns a dict of node arrays (fields `_NODE_FIELDS`; children
-    are node indices, -1 at leaves; leaf values include the learning rate)."""
-    n_features = binned.shape[0]
+    are node indices, -1 at leaves; leaf values include the learning rate) and "leaf_rows", a list of
+    (leaf index, its rows among `rows`)."""
+    n_features = binned.shape[1]
+    all_features = np.ones(n_features, np.bool_)
     nodes = {k: [] for k in _NODE_FIELDS}
 
     def new_node(node_rows, hist, totals, depth):
@@ -113,7 +89,7 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         nodes["hessian"].append(float(totals[1]))
         can_split = (p.max_depth is None or depth < p.max_depth) and totals[2] >= 2 * p.min_samples_leaf
         if can_split:
-            mask = None
+            mask = all_features
             if p.max_features < 1.0:
                 k = max(1, int(np.ceil(p.max_features * n_features)))
                 mask = np.zeros(n_features, bool)
@@ -122,9 +98,9 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         return node
 
     rows = np.ascontiguousarray(rows, np.int64)
-    root_hist = hk.node_histogram(binned, rows, gradients[rows], hessians[rows], missing_bin + 1)
+    root_hist = hk.node_histogram(binned, rows, gradients, hessians, missing_bin + 1)
     root_totals = root_hist[0].sum(axis=0)
-    heap, order = [], 0
+    heap, order, leaf_rows = [], 0, []
 
     def push(node):
         nonlocal order
@@ -133,6 +109,7 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
             heapq.heappush(heap, (key, order, node))
             order += 1
         else:
+            leaf_rows.append((node.index, node.rows))
             node.hist = node.rows = None
 
     push(new_node(rows, root_hist, root_totals, 0))
@@ -140,13 +117,9 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
     while heap and (p.max_leaf_nodes is None or n_leaves < p.max_leaf_nodes):
         _, _, node = heapq.heappop(heap)
         gain, f, t, missing_left, left_totals = node.split
-        col = binned[f, node.rows]
-        go_left = col <= t
-        if missing_left:
-            go_left |= col == missing_bin
-        left_rows, right_rows = node.rows[go_left], node.rows[~go_left]
+        left_rows, right_rows = hk.partition_rows(binned, node.rows, f, t, missing_bin, missing_left)
         small, large = (left_rows, right_rows) if len(left_rows) <= len(right_rows) else (right_rows, left_rows)
-        small_hist = hk.node_histogram(binned, small, gradients[small], hessians[small], missing_bin + 1)
+        small_hist = hk.node_histogram(binned, small, gradients, hessians, missing_bin + 1)
         large_hist = node.hist - small_hist
         hists = (small_hist, large_hist) if small is left_rows else (large_hist, small_hist)
         totals = (left_totals, node.totals - left_totals)
@@ -160,7 +133,10 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         for c in children:
             push(c)
         n_leaves += 1
+    leaf_rows.extend((node.index, node.rows) for _, _, node in heap)  # left when the leaf budget ran out
     dtypes_ = {"feature": np.int64, "threshold": np.float64, "bin_threshold": np.uint8, "missing_left": np.uint8,
                "left": np.int64, "right": np.int64, "value": np.float64, "gain": np.float64,
                "count": np.int64, "hessian": np.float64}
-    return {k: np.asarray(v, dtypes_[k]) for k, v in nodes.items()}
+    tree = {k: np.asarray(v, dtypes_[k]) for k, v in nodes.items()}
+    tree["leaf_rows"] = leaf_rows
+    return tree
