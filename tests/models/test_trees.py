@@ -9,6 +9,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
+from segflow.contrib.boosted_trees.python.ops import stats_ops
 from segflow.kernels import histogram as hk
 from segflow.models import GradientBoostedTreesClassifier, GradientBoostedTreesRegressor, load_trees
 
@@ -206,3 +207,22 @@ def test_bad_parameters_raise():
 @parametrize_with_checks([GradientBoostedTreesRegressor(n_estimators=20), GradientBoostedTreesClassifier(n_estimators=20)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_histogram_equals_the_split_handler_statistics():
+    # The learner's fused histogram holds the same sums as stats_ops' per-(partition, bucket) rows.
+    rng = np.random.default_rng(7)
+    n = 300
+    binned = rng.integers(0, 9, (n, 3)).astype(np.uint8)
+    node = rng.integers(0, 2, n)
+    g, h = rng.normal(size=n), rng.uniform(size=n)
+    for part in (0, 1):
+        rows = np.flatnonzero(node == part)
+        hist = hk.node_histogram(binned, rows, g, h, 9)
+        for f in range(3):
+            p, b, gs, hs = (t.numpy() for t in stats_ops.dense_split_stats(node, binned[:, f], g, h))
+            bias = (b == -1) & (p == part)
+            np.testing.assert_allclose(gs[bias], hist[f, :, 0].sum(), rtol=1e-12)
+            for k in np.flatnonzero((b >= 0) & (p == part)):
+                np.testing.assert_allclose([gs[k], hs[k]], hist[f, b[k], :2], rtol=1e-12)
+            assert ((b >= 0) & (p == part)).sum() == (hist[f, :, 2] > 0).sum()
