@@ -1,6 +1,7 @@
 """quantile_ops: Bucketize, TF contrib's Quantiles, the weighted quantile sketch and its bound."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from segflow.contrib.boosted_trees.python.ops import quantile_ops
 from segflow.framework import errors
@@ -115,3 +116,21 @@ def test_sketch_rank_error_within_bound_on_a_million_values():
 def test_quantile_boundaries_op(mode):
     got = mode.evaluate(quantile_ops.quantile_boundaries(np.arange(10.0, dtype=np.float32), 2))
     np.testing.assert_array_equal(got, [0.0, 4.0, 9.0])  # ranks 0, 5, 10 of W = 10
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 3000), eps=st.sampled_from([0.02, 0.05, 0.2]),
+       batch=st.integers(1, 500), weighted=st.booleans(), distinct=st.integers(1, 5000))
+def test_sketch_rank_error_property(seed, n, eps, batch, weighted, distinct):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, distinct, n).astype(np.float64)
+    w = rng.pareto(1.5, n) + 0.01 if weighted else np.ones(n)
+    s = WeightedQuantileSketch(eps, max_entries=20)   # forces compressions
+    for b in range(0, n, batch):
+        s.add(x[b:b + batch], w[b:b + batch] if weighted else None)
+    assert s.approximation_error() <= eps + 1e-12
+    order = np.argsort(x, kind="stable")
+    xs, cw = x[order], np.cumsum(w[order])
+    total = cw[-1]
+    for q in np.linspace(0.0, 1.0, 21):
+        assert _rank_error(xs, cw, s.quantile(q), q * total) <= eps * total * (1 + 1e-9)
