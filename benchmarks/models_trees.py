@@ -131,14 +131,14 @@ def bench_histogram(rounds):
     n, f = 150_000, 20
     binned = rng.integers(0, 255, (n, f)).astype(np.uint8)
     rows = np.arange(n, dtype=np.int64)
-    g, h = rng.normal(size=n), rng.uniform(size=n)
+    gh = np.stack([rng.normal(size=n), rng.uniform(size=n)], axis=1)
     out = {}
     for label, fn in (("fused kernel", hk.node_histogram), ("segment sum", hk.segment_histogram)):
-        fn(binned, rows, g, h, 256)
+        fn(binned, rows, gh, 256)
         ts = []
         for _ in range(max(3, rounds)):
             t0 = time.perf_counter()
-            fn(binned, rows, g, h, 256)
+            fn(binned, rows, gh, 256)
             ts.append(time.perf_counter() - t0)
         out[label] = min(ts)
     print(f"\nroot histogram, {n} rows x {f} features x 256 bins: "

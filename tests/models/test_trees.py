@@ -87,8 +87,8 @@ def test_histogram_kernel_matches_numpy(n):
     rows = np.sort(rng.choice(n, n // 2, replace=False))
     g, h = rng.normal(size=n), rng.uniform(size=n)
     want = ref_histogram(binned, rows, g[rows], h[rows], 17)
-    np.testing.assert_allclose(hk.node_histogram(binned, rows, g, h, 17), want, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(hk.segment_histogram(binned, rows, g, h, 17), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(hk.node_histogram(binned, rows, np.stack([g, h], 1), 17), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(hk.segment_histogram(binned, rows, np.stack([g, h], 1), 17), want, rtol=1e-12, atol=1e-12)
 
 
 def test_histogram_bits_independent_of_threads():
@@ -101,7 +101,7 @@ def test_histogram_bits_independent_of_threads():
         outs = []
         for nt in (1, before):
             numba.set_num_threads(nt)
-            outs.append(hk.node_histogram(binned, rows, g, h, 256))
+            outs.append(hk.node_histogram(binned, rows, np.stack([g, h], 1), 256))
     finally:
         numba.set_num_threads(before)
     assert outs[0].tobytes() == outs[1].tobytes()
@@ -218,7 +218,7 @@ def test_histogram_equals_the_split_handler_statistics():
     g, h = rng.normal(size=n), rng.uniform(size=n)
     for part in (0, 1):
         rows = np.flatnonzero(node == part)
-        hist = hk.node_histogram(binned, rows, g, h, 9)
+        hist = hk.node_histogram(binned, rows, np.stack([g, h], 1), 9)
         for f in range(3):
             p, b, gs, hs = (t.numpy() for t in stats_ops.dense_split_stats(node, binned[:, f], g, h))
             bias = (b == -1) & (p == part)

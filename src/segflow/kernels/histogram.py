@@ -33,11 +33,11 @@ HIST_CHUNK = 1 << 14      # rows per partial histogram; fixed, so results do not
 
 
 @njit(cache=True, nogil=True)
-def _hist_rows(binned, rows, g, h, lo, hi, out):
+def _hist_rows(binned, rows, gh, lo, hi, out):
     for i in range(lo, hi):
         r = rows[i]
-        gi = g[r]
-        hi_ = h[r]
+        gi = gh[r, 0]   # gradient and hessian share a cache line
+        hi_ = gh[r, 1]
         for f in range(binned.shape[1]):
             b = binned[r, f]
             out[f, b, 0] += gi
@@ -72,27 +72,26 @@ def _workers():
         return _pool, n
 
 
-def node_histogram(binned, rows, gradients, hessians, n_bins):
+def node_histogram(binned, rows, gh, n_bins):
     """[F, n_bins, 3] float64 (sum g, sum h, count) over `rows` of `binned` ([N, F] uint8 bins).
 
-    `gradients`/`hessians` are float64 [N] (all rows; only `rows` are read). Rows are cut into
+    `gh` is float64 [N, 2]: each row's gradient and hessian (all rows; only `rows` are read). Rows are cut into
     fixed chunks of HIST_CHUNK, each summed in row order into its own partial histogram by
     whichever worker thread is free (the compiled loop releases the GIL); the partials are added
     in chunk order, so the bits do not depend on the number of threads."""
     rows = np.ascontiguousarray(rows, np.int64)
-    g = np.ascontiguousarray(gradients, np.float64)
-    h = np.ascontiguousarray(hessians, np.float64)
+    gh = np.ascontiguousarray(gh, np.float64)
     n = rows.shape[0]
     n_chunks = max(1, -(-n // HIST_CHUNK))
     out = np.zeros((binned.shape[1], n_bins, 3), np.float64)
     if n_chunks == 1:
-        _hist_rows(binned, rows, g, h, 0, n, out)
+        _hist_rows(binned, rows, gh, 0, n, out)
         return out
     parts = np.zeros((n_chunks, binned.shape[1], n_bins, 3), np.float64)
     pool, threads = _workers()
 
     def run(c):
-        _hist_rows(binned, rows, g, h, c * HIST_CHUNK, min(n, (c + 1) * HIST_CHUNK), parts[c])
+        _hist_rows(binned, rows, gh, c * HIST_CHUNK, min(n, (c + 1) * HIST_CHUNK), parts[c])
 
     if threads <= 1:
         for c in range(n_chunks):
@@ -103,11 +102,11 @@ def node_histogram(binned, rows, gradients, hessians, n_bins):
     return out
 
 
-def segment_histogram(binned, rows, gradients, hessians, n_bins):
+def segment_histogram(binned, rows, gh, n_bins):
     """The same histogram through the generic unsorted segment sum (reference and benchmark)."""
     f = binned.shape[1]
     ids = (binned[rows].astype(np.int64) + (np.arange(f, dtype=np.int64) * n_bins)[None, :]).reshape(-1)
-    data = np.stack([gradients[rows], hessians[rows], np.ones(len(rows))], axis=1).astype(np.float64)
+    data = np.concatenate([gh[rows], np.ones((len(rows), 1))], axis=1).astype(np.float64)
     data = np.repeat(data, f, axis=0)  # row i's (g, h, 1) once per feature, matching ids
     out = seg.unsorted_segment_reduce("sum", data, ids, f * n_bins)
     return np.asarray(out).reshape(f, n_bins, 3)

@@ -98,7 +98,8 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         return node
 
     rows = np.ascontiguousarray(rows, np.int64)
-    root_hist = hk.node_histogram(binned, rows, gradients, hessians, missing_bin + 1)
+    gh = np.stack([gradients, hessians], axis=1)
+    root_hist = hk.node_histogram(binned, rows, gh, missing_bin + 1)
     root_totals = root_hist[0].sum(axis=0)
     heap, order, leaf_rows = [], 0, []
 
@@ -119,7 +120,7 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         gain, f, t, missing_left, left_totals = node.split
         left_rows, right_rows = hk.partition_rows(binned, node.rows, f, t, missing_bin, missing_left)
         small, large = (left_rows, right_rows) if len(left_rows) <= len(right_rows) else (right_rows, left_rows)
-        small_hist = hk.node_histogram(binned, small, gradients, hessians, missing_bin + 1)
+        small_hist = hk.node_histogram(binned, small, gh, missing_bin + 1)
         large_hist = node.hist - small_hist
         hists = (small_hist, large_hist) if small is left_rows else (large_hist, small_hist)
         totals = (left_totals, node.totals - left_totals)
