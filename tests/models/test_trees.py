@@ -1,5 +1,8 @@
 """The histogram gradient-boosted trees: hand-derived trees, the histogram kernel against NumPy,
 quality next to scikit-learn, missing values, determinism, save/load, estimator checks."""
+import multiprocessing
+import os
+
 import numba
 import numpy as np
 import pytest
@@ -226,3 +229,21 @@ def test_histogram_equals_the_split_handler_statistics():
             for k in np.flatnonzero((b >= 0) & (p == part)):
                 np.testing.assert_allclose([gs[k], hs[k]], hist[f, b[k], :2], rtol=1e-12)
             assert ((b >= 0) & (p == part)).sum() == (hist[f, :, 2] > 0).sum()
+
+
+def _child_histogram(queue):
+    gh = np.ones((40_000, 2))
+    queue.put(hk.node_histogram(np.zeros((40_000, 2), np.uint8), np.arange(40_000), gh, 4)[0, 0].tolist())
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_histogram_pool_works_in_a_forked_child():
+    hk.node_histogram(np.zeros((40_000, 2), np.uint8), np.arange(40_000), np.ones((40_000, 2)), 4)  # parent pool
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child_histogram, args=(queue,))
+    proc.start()
+    try:
+        assert queue.get(timeout=60) == [40_000.0, 40_000.0, 40_000.0]
+    finally:
+        proc.join(timeout=10)

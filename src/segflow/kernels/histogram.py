@@ -11,6 +11,7 @@ and a 100-tree fit computes ~6000 such histograms. That is why this one kernel i
 family's. Large nodes are cut into fixed chunks of HIST_CHUNK rows summed by a thread pool into
 partial histograms that are added in chunk order: bit-identical for any number of threads.
 """
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -53,7 +54,7 @@ def _sum_parts(parts, out):
 
 
 _pool = None
-_pool_size = 0
+_pool_key = None
 _pool_lock = threading.Lock()
 
 
@@ -61,15 +62,15 @@ def _workers():
     """A thread pool as large as Numba's thread count. Its idle threads sleep on a queue: unlike
     an OpenMP region, nothing spins between the many short launches a tree makes (on a busy
     machine a spinning worker takes the core the serial steps need)."""
-    global _pool, _pool_size
-    n = get_num_threads()
+    global _pool, _pool_key
+    key = (get_num_threads(), os.getpid())   # a forked child (Dask workers) builds its own
     with _pool_lock:
-        if _pool is None or _pool_size != n:
-            if _pool is not None:
+        if _pool is None or _pool_key != key:
+            if _pool is not None and _pool_key[1] == key[1]:
                 _pool.shutdown(wait=False)
-            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="segflow-hist")
-            _pool_size = n
-        return _pool, n
+            _pool = ThreadPoolExecutor(max_workers=key[0], thread_name_prefix="segflow-hist")
+            _pool_key = key
+        return _pool, key[0]
 
 
 def node_histogram(binned, rows, gh, n_bins):
