@@ -247,3 +247,17 @@ def test_histogram_pool_works_in_a_forked_child():
         assert queue.get(timeout=60) == [40_000.0, 40_000.0, 40_000.0]
     finally:
         proc.join(timeout=10)
+
+
+def test_bin_columns_is_searchsorted_left():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(50_000, 3))
+    x[::11, 1] = np.nan
+    thresholds = [np.sort(rng.normal(size=k)) for k in (0, 7, 254)]
+    x[5, 2] = thresholds[2][10]   # a value equal to a threshold stays in the bin to its left
+    got = hk.bin_columns(x, thresholds, 255)
+    for f, t in enumerate(thresholds):
+        want = np.searchsorted(t, x[:, f], side="left")
+        want[np.isnan(x[:, f])] = 255
+        np.testing.assert_array_equal(got[:, f], want)
+    assert got[5, 2] == 10

@@ -26,8 +26,8 @@ except ImportError:  # pragma: no cover - without Numba the loops are Python and
     def get_num_threads():
         return 1
 
-__all__ = ["node_histogram", "segment_histogram", "partition_rows", "best_split", "predict_binned",
-           "predict_raw"]
+__all__ = ["bin_columns", "node_histogram", "segment_histogram", "partition_rows", "best_split",
+           "predict_binned", "predict_raw"]
 
 _PARALLEL_MIN = 1 << 15   # rows (x trees) below which one thread is faster than a launch
 HIST_CHUNK = 1 << 14      # rows per partial histogram; fixed, so results do not depend on threads
@@ -100,6 +100,40 @@ def node_histogram(binned, rows, gh, n_bins):
     else:
         list(pool.map(run, range(n_chunks)))
     _sum_parts(parts, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _bin_column(x, f, thresholds, missing_bin, out):
+    # bin = number of thresholds < value (binary search); NaN -> missing_bin
+    m = thresholds.shape[0]
+    for i in range(x.shape[0]):
+        v = x[i, f]
+        if np.isnan(v):
+            out[i, f] = missing_bin
+            continue
+        lo, hi = 0, m
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if thresholds[mid] < v:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i, f] = lo
+
+
+def bin_columns(x, thresholds, missing_bin):
+    """[N, F] uint8 bins of x ([N, F] float64): bin = number of thresholds[f] below the value
+    (np.searchsorted side='left'), NaN -> missing_bin. Features run on the thread pool."""
+    x = np.ascontiguousarray(x, np.float64)
+    out = np.empty(x.shape, np.uint8)
+    pool, threads = _workers()
+    run = lambda f: _bin_column(x, f, np.ascontiguousarray(thresholds[f], np.float64), missing_bin, out)  # noqa: E731
+    if threads <= 1 or x.shape[0] * x.shape[1] < _PARALLEL_MIN:
+        for f in range(x.shape[1]):
+            run(f)
+    else:
+        list(pool.map(run, range(x.shape[1])))
     return out
 
 

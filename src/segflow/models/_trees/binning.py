@@ -9,6 +9,7 @@ learned on bins is applied to raw values with the same comparison.
 """
 import numpy as np
 
+from segflow.kernels import histogram as hk
 from segflow.kernels.quantiles import WeightedQuantileSketch
 
 __all__ = ["BinMapper"]
@@ -48,11 +49,4 @@ class BinMapper:
 
     def transform(self, x):
         """[N, F] uint8 bins of x ([N, F]); NaN -> missing_bin."""
-        x = np.asarray(x, np.float64)
-        out = np.empty(x.shape, np.uint8)
-        for f, t in enumerate(self.thresholds_):
-            col = x[:, f]
-            b = np.searchsorted(t, col, side="left")
-            b[np.isnan(col)] = self.missing_bin
-            out[:, f] = b
-        return out
+        return hk.bin_columns(np.asarray(x, np.float64), self.thresholds_, self.missing_bin)

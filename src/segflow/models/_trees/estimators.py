@@ -179,7 +179,7 @@ class _BaseGBT(BaseEstimator):
         if use_es:
             scores.append(-loss.loss(val[1], val_raw.T, val[2]) if val is not None
                           else -loss.loss(y, raw, sample_weight))
-        self.train_score_ = [-loss.loss(y, raw, sample_weight)]
+        self.train_score_ = [-loss.loss(y, raw, sample_weight)] if use_es else []
         all_rows = np.arange(n, dtype=np.int64)
         for it in range(self.n_estimators):
             g, h = loss.grad_hess(y, raw)
@@ -202,8 +202,8 @@ class _BaseGBT(BaseEstimator):
                     hk.predict_binned(binned, tree, mapper.missing_bin, raw[c])
             trees.extend(new)
             tree_class.extend(range(k))
-            self.train_score_.append(-loss.loss(y, raw, sample_weight))
             if use_es:
+                self.train_score_.append(-loss.loss(y, raw, sample_weight))
                 if val is not None:
                     _add_trees(new, list(range(k)), val[0], val_raw)
                     scores.append(-loss.loss(val[1], val_raw.T, val[2]))
