@@ -10,7 +10,8 @@ left or right, whichever gains more (when the node has no missing values, they g
 more rows). It needs at least `min_samples_leaf` rows and `min_child_weight` hessian in each child
 and gain > `min_split_gain`. Nodes are expanded best gain first ("lossguide") or breadth first
 ("depthwise") until `max_leaf_nodes` leaves; with no leaf limit both grow the same tree. A child's
-histogram is computed for the smaller child only; the larger one is the parent's minus it.
+histogram is computed for the smaller child only; the larger one is the parent's minus it; none is
+computed when neither child can be split (depth, size or leaf budget).
 """
 import heapq
 
@@ -77,6 +78,9 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
     all_features = np.ones(n_features, np.bool_)
     nodes = {k: [] for k in _NODE_FIELDS}
 
+    def splittable(depth, count):
+        return (p.max_depth is None or depth < p.max_depth) and count >= 2 * p.min_samples_leaf
+
     def new_node(node_rows, hist, totals, depth):
         node = _Node()
         node.index = len(nodes["value"])
@@ -87,8 +91,7 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         nodes["value"].append(leaf_value(totals[0], totals[1], p) * p.learning_rate)
         nodes["count"].append(int(round(totals[2])))
         nodes["hessian"].append(float(totals[1]))
-        can_split = (p.max_depth is None or depth < p.max_depth) and totals[2] >= 2 * p.min_samples_leaf
-        if can_split:
+        if hist is not None and splittable(depth, totals[2]):
             mask = all_features
             if p.max_features < 1.0:
                 k = max(1, int(np.ceil(p.max_features * n_features)))
@@ -120,9 +123,13 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         gain, f, t, missing_left, left_totals = node.split
         left_rows, right_rows = hk.partition_rows(binned, node.rows, f, t, missing_bin, missing_left)
         small, large = (left_rows, right_rows) if len(left_rows) <= len(right_rows) else (right_rows, left_rows)
-        small_hist = hk.node_histogram(binned, small, gh, missing_bin + 1)
-        large_hist = node.hist - small_hist
-        hists = (small_hist, large_hist) if small is left_rows else (large_hist, small_hist)
+        last = p.max_leaf_nodes is not None and n_leaves + 1 >= p.max_leaf_nodes
+        if not last and (splittable(node.depth + 1, len(left_rows)) or splittable(node.depth + 1, len(right_rows))):
+            small_hist = hk.node_histogram(binned, small, gh, missing_bin + 1)
+            large_hist = node.hist - small_hist
+            hists = (small_hist, large_hist) if small is left_rows else (large_hist, small_hist)
+        else:  # neither child will be split: no histogram needed
+            hists = (None, None)
         totals = (left_totals, node.totals - left_totals)
         i = node.index
         nodes["feature"][i], nodes["bin_threshold"][i], nodes["gain"][i] = f, t, gain
