@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import segflow as sf
-from segflow.contrib.boosted_trees.python.ops import stats_ops
+from segflow.contrib.boosted_trees.python.ops import quantile_ops, stats_ops
 
 
 def ref_stats(partitions, value_examples, buckets, dims, g, h):
@@ -101,3 +101,18 @@ def test_unaggregated_rows_are_the_seed_layout(mode):
     np.testing.assert_array_equal(b, [-1, -1, 2, 0, 2])
     np.testing.assert_array_equal(gs, [3, 3, 1, 2, 3])
     np.testing.assert_array_equal(hs, [2, 1, 1, 1, 1])
+
+
+def test_quantiles_and_stats_in_a_traced_function():
+    @sf.function
+    def stats(x, partitions, g):
+        dense, _ = quantile_ops.quantiles([x], [], [sf.constant([0.0, 1.0, 2.0])], [])
+        return stats_ops.dense_split_stats(partitions, dense[0], g, sf.ones_like(g))
+
+    p, b, g, h = (t.numpy() for t in stats(sf.constant([0.5, 1.5, 3.0, -1.0]), sf.constant([0, 1, 0, 1]),
+                                           sf.constant([1.0, 2.0, 3.0, 4.0])))
+    # buckets (first boundary >= x, clamped): 1, 2, 2, 0
+    np.testing.assert_array_equal(p, [0, 1, 0, 1, 0, 1])
+    np.testing.assert_array_equal(b, [-1, -1, 1, 2, 2, 0])
+    np.testing.assert_array_equal(g, [4, 6, 1, 2, 3, 4])
+    np.testing.assert_array_equal(h, [2, 2, 1, 1, 1, 1])
