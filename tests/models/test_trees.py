@@ -261,3 +261,23 @@ def test_bin_columns_is_searchsorted_left():
         want[np.isnan(x[:, f])] = 255
         np.testing.assert_array_equal(got[:, f], want)
     assert got[5, 2] == 10
+
+
+def test_block_kernels_match_the_row_list_kernels():
+    rng = np.random.default_rng(9)
+    n = 40_000
+    binned = rng.integers(0, 12, (n, 4)).astype(np.uint8)
+    binned[::13, 2] = 12   # missing bin
+    gh = np.stack([rng.normal(size=n), rng.uniform(size=n)], 1)
+    rows = np.sort(rng.choice(n, 30_000, replace=False))
+    work, ghw, idx = binned[rows], gh[rows], rows.copy()
+    scratch = (np.empty_like(work), np.empty_like(ghw), np.empty_like(idx))
+    mid = hk.partition_block(work, ghw, idx, 0, len(rows), 2, 5, 12, True, scratch)
+    left, right = hk.partition_rows(binned, rows, 2, 5, 12, True)
+    np.testing.assert_array_equal(idx[:mid], left)
+    np.testing.assert_array_equal(idx[mid:], right)
+    np.testing.assert_array_equal(work, binned[idx])
+    np.testing.assert_array_equal(ghw, gh[idx])
+    for a, b, r in ((0, mid, left), (mid, len(rows), right)):
+        got = hk.block_histogram(work, ghw, a, b, 13)
+        assert got.tobytes() == hk.node_histogram(binned, r, gh, 13).tobytes()

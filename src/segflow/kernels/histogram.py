@@ -26,8 +26,8 @@ except ImportError:  # pragma: no cover - without Numba the loops are Python and
     def get_num_threads():
         return 1
 
-__all__ = ["bin_columns", "node_histogram", "segment_histogram", "partition_rows", "best_split",
-           "predict_binned", "predict_raw"]
+__all__ = ["bin_columns", "node_histogram", "block_histogram", "segment_histogram", "partition_rows",
+           "partition_block", "best_split", "predict_binned", "predict_raw"]
 
 _PARALLEL_MIN = 1 << 15   # rows (x trees) below which one thread is faster than a launch
 HIST_CHUNK = 1 << 14      # rows per partial histogram; fixed, so results do not depend on threads
@@ -135,6 +135,82 @@ def bin_columns(x, thresholds, missing_bin):
     else:
         list(pool.map(run, range(x.shape[1])))
     return out
+
+
+@njit(cache=True, nogil=True)
+def _hist_block(work, gh, lo, hi, out):
+    for r in range(lo, hi):
+        gi = gh[r, 0]
+        hi_ = gh[r, 1]
+        for f in range(work.shape[1]):
+            b = work[r, f]
+            out[f, b, 0] += gi
+            out[f, b, 1] += hi_
+            out[f, b, 2] += 1.0
+
+
+def block_histogram(work, gh, start, stop, n_bins):
+    """node_histogram of the contiguous rows start:stop of `work` ([n, F] uint8) and `gh`
+    ([n, 2]): the learner keeps each node's rows contiguous (`partition_block`), so the pass
+    reads memory in order. Chunked as node_histogram (fixed HIST_CHUNK rows from `start`)."""
+    n = stop - start
+    out = np.zeros((work.shape[1], n_bins, 3), np.float64)
+    n_chunks = max(1, -(-n // HIST_CHUNK))
+    if n_chunks == 1:
+        _hist_block(work, gh, start, stop, out)
+        return out
+    parts = np.zeros((n_chunks, work.shape[1], n_bins, 3), np.float64)
+    pool, threads = _workers()
+
+    def run(c):
+        _hist_block(work, gh, start + c * HIST_CHUNK, min(stop, start + (c + 1) * HIST_CHUNK), parts[c])
+
+    if threads <= 1:
+        for c in range(n_chunks):
+            run(c)
+    else:
+        list(pool.map(run, range(n_chunks)))
+    _sum_parts(parts, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _partition_block(work, gh, idx, start, stop, f, t, missing_bin, missing_left, s_work, s_gh, s_idx):
+    # element loops, not row slices: a slice per row costs more than the row's few bytes
+    n_f = work.shape[1]
+    nl = start
+    nr = 0
+    for r in range(start, stop):
+        b = work[r, f]
+        if b <= t or (b == missing_bin and missing_left):
+            if nl != r:
+                for j in range(n_f):
+                    work[nl, j] = work[r, j]
+                gh[nl, 0] = gh[r, 0]
+                gh[nl, 1] = gh[r, 1]
+                idx[nl] = idx[r]
+            nl += 1
+        else:
+            for j in range(n_f):
+                s_work[nr, j] = work[r, j]
+            s_gh[nr, 0] = gh[r, 0]
+            s_gh[nr, 1] = gh[r, 1]
+            s_idx[nr] = idx[r]
+            nr += 1
+    for k in range(nr):
+        for j in range(n_f):
+            work[nl + k, j] = s_work[k, j]
+        gh[nl + k, 0] = s_gh[k, 0]
+        gh[nl + k, 1] = s_gh[k, 1]
+        idx[nl + k] = s_idx[k]
+    return nl
+
+
+def partition_block(work, gh, idx, start, stop, feature, bin_threshold, missing_bin, missing_left, scratch):
+    """Stable in-place partition of rows start:stop of work/gh/idx by a split: the rows going left
+    first. Returns the first right row. `scratch` = (work-, gh-, idx-shaped buffers)."""
+    return int(_partition_block(work, gh, idx, int(start), int(stop), int(feature), int(bin_threshold),
+                                int(missing_bin), bool(missing_left), *scratch))
 
 
 def segment_histogram(binned, rows, gh, n_bins):

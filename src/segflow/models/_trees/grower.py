@@ -66,7 +66,7 @@ def _best_split(hist, totals, n_bins, missing_bin, p, feature_mask):
 
 
 class _Node:
-    __slots__ = ("index", "rows", "hist", "totals", "depth", "split")
+    __slots__ = ("index", "span", "hist", "totals", "depth", "split")
 
 
 def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin, p, rng=None):
@@ -81,10 +81,10 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
     def splittable(depth, count):
         return (p.max_depth is None or depth < p.max_depth) and count >= 2 * p.min_samples_leaf
 
-    def new_node(node_rows, hist, totals, depth):
+    def new_node(span, hist, totals, depth):
         node = _Node()
         node.index = len(nodes["value"])
-        node.rows, node.hist, node.totals, node.depth, node.split = node_rows, hist, totals, depth, None
+        node.span, node.hist, node.totals, node.depth, node.split = span, hist, totals, depth, None
         for k, v in (("feature", -1), ("threshold", np.nan), ("bin_threshold", 0), ("missing_left", 0),
                      ("left", -1), ("right", -1), ("gain", 0.0)):
             nodes[k].append(v)
@@ -100,11 +100,15 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
             node.split = _best_split(hist, totals, n_bins, missing_bin, p, mask)
         return node
 
-    rows = np.ascontiguousarray(rows, np.int64)
-    gh = np.stack([gradients, hessians], axis=1)
-    root_hist = hk.node_histogram(binned, rows, gh, missing_bin + 1)
+    # The sampled rows' bins, gradients and ids, copied once; every split partitions its node's
+    # block in place, so each node's rows stay contiguous and histograms read memory in order.
+    idx = np.ascontiguousarray(rows, np.int64).copy()
+    work = binned[idx]
+    gh = np.stack([gradients[idx], hessians[idx]], axis=1)
+    scratch = (np.empty_like(work), np.empty_like(gh), np.empty_like(idx))
+    root_hist = hk.block_histogram(work, gh, 0, len(idx), missing_bin + 1)
     root_totals = root_hist[0].sum(axis=0)
-    heap, order, leaf_rows = [], 0, []
+    heap, order, leaf_spans = [], 0, []
 
     def push(node):
         nonlocal order
@@ -113,19 +117,22 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
             heapq.heappush(heap, (key, order, node))
             order += 1
         else:
-            leaf_rows.append((node.index, node.rows))
-            node.hist = node.rows = None
+            leaf_spans.append((node.index, node.span))
+            node.hist = None
 
-    push(new_node(rows, root_hist, root_totals, 0))
+    push(new_node((0, len(idx)), root_hist, root_totals, 0))
     n_leaves = 1
     while heap and (p.max_leaf_nodes is None or n_leaves < p.max_leaf_nodes):
         _, _, node = heapq.heappop(heap)
         gain, f, t, missing_left, left_totals = node.split
-        left_rows, right_rows = hk.partition_rows(binned, node.rows, f, t, missing_bin, missing_left)
-        small, large = (left_rows, right_rows) if len(left_rows) <= len(right_rows) else (right_rows, left_rows)
+        start, stop = node.span
+        mid = hk.partition_block(work, gh, idx, start, stop, f, t, missing_bin, missing_left, scratch)
+        left_rows, right_rows = (start, mid), (mid, stop)
+        n_left, n_right = mid - start, stop - mid
         last = p.max_leaf_nodes is not None and n_leaves + 1 >= p.max_leaf_nodes
-        if not last and (splittable(node.depth + 1, len(left_rows)) or splittable(node.depth + 1, len(right_rows))):
-            small_hist = hk.node_histogram(binned, small, gh, missing_bin + 1)
+        if not last and (splittable(node.depth + 1, n_left) or splittable(node.depth + 1, n_right)):
+            small = left_rows if n_left <= n_right else right_rows
+            small_hist = hk.block_histogram(work, gh, small[0], small[1], missing_bin + 1)
             large_hist = node.hist - small_hist
             hists = (small_hist, large_hist) if small is left_rows else (large_hist, small_hist)
         else:  # neither child will be split: no histogram needed
@@ -135,16 +142,16 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         nodes["feature"][i], nodes["bin_threshold"][i], nodes["gain"][i] = f, t, gain
         nodes["threshold"][i] = thresholds[f][t] if t < len(thresholds[f]) else np.inf
         nodes["missing_left"][i] = int(missing_left)
-        node.hist = node.rows = None
+        node.hist = None
         children = [new_node(r, hh, tt, node.depth + 1) for r, hh, tt in zip((left_rows, right_rows), hists, totals)]
         nodes["left"][i], nodes["right"][i] = children[0].index, children[1].index
         for c in children:
             push(c)
         n_leaves += 1
-    leaf_rows.extend((node.index, node.rows) for _, _, node in heap)  # left when the leaf budget ran out
+    leaf_spans.extend((node.index, node.span) for _, _, node in heap)  # left when the leaf budget ran out
     dtypes_ = {"feature": np.int64, "threshold": np.float64, "bin_threshold": np.uint8, "missing_left": np.uint8,
                "left": np.int64, "right": np.int64, "value": np.float64, "gain": np.float64,
                "count": np.int64, "hessian": np.float64}
     tree = {k: np.asarray(v, dtypes_[k]) for k, v in nodes.items()}
-    tree["leaf_rows"] = leaf_rows
+    tree["leaf_rows"] = [(leaf, idx[a:b]) for leaf, (a, b) in leaf_spans]
     return tree
