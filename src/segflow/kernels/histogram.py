@@ -8,7 +8,9 @@ the reference and for the benchmark) must first materialise an [n * F] id array 
 the [n, 3] gradient rows; at the root of a 1.5e5-row x 20-feature set that costs 100-130 ms
 against 3-12 ms fused (11-30x, benchmarks/models_trees.py, benchmarks/RESULTS_models_trees.md),
 and a 100-tree fit computes ~6000 such histograms. That is why this one kernel is not the segment
-family's. Large nodes are cut into fixed chunks of HIST_CHUNK rows summed by a thread pool into
+family's. The learner uses `block_histogram` on node-contiguous copies of the rows
+(`partition_block` keeps every node's rows together), so deep nodes read memory in order instead of
+gathering scattered rows. Large nodes are cut into fixed chunks of HIST_CHUNK rows summed by a thread pool into
 partial histograms that are added in chunk order: bit-identical for any number of threads.
 """
 import os
