@@ -1,0 +1,1 @@
+"""TF contrib boosted trees: `from segflow.contrib.boosted_trees.python.ops import quantile_ops`."""

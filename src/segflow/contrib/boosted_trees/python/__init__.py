@@ -1,0 +1,1 @@
+"""TF contrib boosted trees, python side."""

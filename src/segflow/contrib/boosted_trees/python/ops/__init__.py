@@ -1,0 +1,1 @@
+"""TF contrib boosted trees ops: quantile_ops, stats_ops."""

@@ -1,0 +1,1 @@
+"""Gradient-boosted trees: quantile binning, split statistics, histogram learner."""
