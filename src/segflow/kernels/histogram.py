@@ -20,13 +20,14 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from segflow.kernels import segment as seg
-from segflow.kernels._common import njit, parallel_launch, prange
+from segflow.kernels._common import (HAVE_NUMBA, chunk_count, next_chunk, njit, parallel_launch, planned_workers,
+                                     prange, worker_count)
 
-try:
-    from numba import get_num_threads
-except ImportError:  # pragma: no cover - without Numba the loops are Python and hold the GIL
-    def get_num_threads():
-        return 1
+
+def get_num_threads():
+    """Numba's thread count (without starting its pool: this kernel runs on its own threads);
+    1 without Numba, whose loops are Python and hold the GIL."""
+    return planned_workers() if HAVE_NUMBA else 1
 
 __all__ = ["bin_columns", "node_histogram", "block_histogram", "segment_histogram", "partition_rows",
            "partition_block", "best_split", "predict_binned", "predict_raw"]
@@ -304,9 +305,16 @@ def _predict_raw_serial(x, starts, tree_out, feature, threshold, missing_left, l
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _predict_raw_parallel(x, starts, tree_out, feature, threshold, missing_left, left, right, value, out):
-    for i in prange(x.shape[0]):
-        _add_trees(x, i, starts, tree_out, feature, threshold, missing_left, left, right, value, out)
+def _predict_raw_parallel(x, starts, tree_out, feature, threshold, missing_left, left, right, value, out,
+                          nchunks, workers):
+    n = x.shape[0]
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):           # chunks pulled from a counter (kernels/_common.py)
+        c = next_chunk(counter)
+        while c < nchunks:
+            for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+                _add_trees(x, i, starts, tree_out, feature, threshold, missing_left, left, right, value, out)
+            c = next_chunk(counter)
 
 
 def predict_raw(x, starts, tree_out, feature, threshold, missing_left, left, right, value, out):
@@ -317,8 +325,9 @@ def predict_raw(x, starts, tree_out, feature, threshold, missing_left, left, rig
     if x.shape[0] * max(len(starts) - 1, 1) < _PARALLEL_MIN:
         _predict_raw_serial(*args)
     else:
+        workers = worker_count()
         with parallel_launch():
-            _predict_raw_parallel(*args)
+            _predict_raw_parallel(*args, chunk_count(x.shape[0], 1024), workers)
 
 
 @njit(cache=True, nogil=True)
