@@ -1,1 +1,2 @@
 
+from segflow.models._kmeans import KMeans  # noqa: F401
