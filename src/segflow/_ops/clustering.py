@@ -367,6 +367,10 @@ class _InitializeClustersOpFactory:
         self._num_selected = so.shape(centers.value(), out_type=dtypes.int32)[0]
         self._num_remaining = num_clusters - self._num_selected
         self._num_data = ro.add_n([so.shape(i, out_type=dtypes.int32)[0] for i in inputs])
+        # Normalized here, outside the cond that runs the initialization: segflow's name_scope
+        # refuses an outer-graph tensor as a value inside a cond branch (l2_normalize passes one).
+        self._kpp_points = (self._normalized(inputs[0]) if isinstance(initial_clusters, str)
+                            and initial_clusters == KMEANS_PLUS_PLUS_INIT else None)
 
     def _normalized(self, x):
         return nn.l2_normalize(x, axis=1) if self._distance_metric == COSINE_DISTANCE else x
@@ -379,8 +383,7 @@ class _InitializeClustersOpFactory:
 
     def _kmeans_plus_plus(self):
         # Points of the first shard only, as in TF.
-        inp = self._normalized(self._inputs[0])
-        return kmeans_plus_plus_initialization(inp, cast_ops.cast(self._num_remaining, dtypes.int64),
+        return kmeans_plus_plus_initialization(self._kpp_points, cast_ops.cast(self._num_remaining, dtypes.int64),
                                                np.int64(self._seed), np.int64(self._num_retries))
 
     def _assign_centers(self, value):
