@@ -29,9 +29,11 @@ __all__ = ["assign", "update", "relocate_empty", "kmeans_plus_plus", "random_row
            "pairwise_sq", "ChunkedStep", "single_threaded"]
 
 try:  # threadpoolctl (a scikit-learn dependency) limits BLAS threads; without it BLAS keeps its own.
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import ThreadpoolController
 except ImportError:  # pragma: no cover
-    threadpool_limits = None
+    ThreadpoolController = None
+
+_controller = []  # the one ThreadpoolController, made at first use (it scans the loaded libraries)
 
 CHUNK_ROWS = 8192
 
@@ -131,7 +133,12 @@ def single_threaded():
     restored on exit."""
     saved = numba.get_num_threads()
     numba.set_num_threads(1)
-    limits = threadpool_limits(1, user_api="blas") if threadpool_limits is not None else contextlib.nullcontext()
+    if ThreadpoolController is not None:
+        if not _controller:
+            _controller.append(ThreadpoolController())
+        limits = _controller[0].limit(limits=1, user_api="blas")
+    else:
+        limits = contextlib.nullcontext()
     try:
         with limits:
             yield
