@@ -7,9 +7,10 @@
 
 Each Lloyd iteration is eager segflow ops on the NumPy data (borrowed, not copied): one matmul
 for the distances (the ||x||^2 expansion, as scikit-learn computes them), argmin, and
-unsorted_segment_sum of the rows and of ones for the new centers. Eager ops on NumPy arrays were
-faster than a Session over a compiled graph (no feeds, no copies), so the estimator runs eagerly,
-even inside a graph context. Empty clusters take the row farthest from its center, as in
+unsorted_segment_sum of the rows and of ones for the new centers, over row blocks that fit in
+cache (_kmeans_steps.ChunkedStep). Eager ops on NumPy arrays were faster than a Session running
+clustering_ops.KMeans's training_op (one step on 2e5 x 32 blobs: benchmarks/RESULTS_models.md),
+so the estimator runs eagerly, even inside a graph context. Empty clusters take the row farthest from its center, as in
 scikit-learn (TF's clustering_ops.KMeans instead zeroes them). scikit-learn is optional: with it
 the estimator is a BaseEstimator (get_params, clone, check_estimator); without it the same
 methods work on NumPy arrays.
@@ -227,7 +228,6 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.labels_ = labels.astype(np.int32)
         self.inertia_ = float(inertia)
         self.n_iter_ = int(n_iter)
-        self._n_threads = 1
         return self
 
     def _init_centers(self, X, Xw, xsq, rng, weights):
