@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from segflow._core.mode import eager_mode
+from segflow._core.mode import eager_mode, executing_eagerly
 
 from segflow._ops import reduce as ro
 from segflow._core.apply import apply_op
@@ -169,23 +169,28 @@ class ChunkedStep:
             self._pool = None
 
     def _block(self, sl, centers_m2, csq, update):
-        if self.n_threads > 1:
-            numba.set_num_threads(1)
+        if executing_eagerly():  # entering eager_mode costs more than a small block's ops
+            return self._block_ops(sl, centers_m2, csq, update)
         with eager_mode():
-            Xc = self.X[sl]
-            d = matmul_t(Xc, centers_m2)
-            d += csq
-            labels = ro.argmin(d, axis=1).numpy()
-            self.labels[sl] = labels
-            self.partial[sl] = np.take_along_axis(d, labels[:, None], 1)[:, 0]
-            if not update:
-                return None
-            if self.weights is None:
-                return (unsorted_segment_sum(Xc, labels, self.k).numpy(),
-                        unsorted_segment_sum(self.ones[:Xc.shape[0]], labels, self.k).numpy())
-            w = self.weights[sl]
-            return (unsorted_segment_sum(Xc * w[:, None], labels, self.k).numpy(),
-                    unsorted_segment_sum(w, labels, self.k).numpy())
+            return self._block_ops(sl, centers_m2, csq, update)
+
+    def _block_ops(self, sl, centers_m2, csq, update):
+        if self.n_threads > 1:
+            numba.set_num_threads(1)  # per thread in Numba: this worker's kernels run serially
+        Xc = self.X[sl]
+        d = matmul_t(Xc, centers_m2)
+        d += csq
+        labels = ro.argmin(d, axis=1).numpy()
+        self.labels[sl] = labels
+        self.partial[sl] = np.take_along_axis(d, labels[:, None], 1)[:, 0]
+        if not update:
+            return None
+        if self.weights is None:
+            return (unsorted_segment_sum(Xc, labels, self.k).numpy(),
+                    unsorted_segment_sum(self.ones[:Xc.shape[0]], labels, self.k).numpy())
+        w = self.weights[sl]
+        return (unsorted_segment_sum(Xc * w[:, None], labels, self.k).numpy(),
+                unsorted_segment_sum(w, labels, self.k).numpy())
 
     def __call__(self, centers, update=True):
         centers_m2 = centers * -2.0  # -2 folds into the small matrix
