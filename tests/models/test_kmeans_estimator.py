@@ -257,3 +257,11 @@ def test_works_without_a_terminal(monkeypatch):
     monkeypatch.setattr("sys.stderr", io.StringIO())
     km = KMeans(4, init=INIT, n_init=1, verbose=0).fit(X)
     assert km.n_iter_ >= 1
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e9])
+def test_tol_scale_is_the_mean_feature_variance(offset):
+    from segflow.models._kmeans import _mean_variance
+    data = X + offset  # far from the origin, the one-pass formula cancels: np.var takes over
+    got = _mean_variance(data, np.einsum("ij,ij->i", data, data))
+    assert got == pytest.approx(np.var(data, axis=0).mean(), rel=1e-6)

@@ -53,6 +53,18 @@ def _random_state(seed):
     raise ValueError(f"random_state={seed!r} cannot be used to seed a numpy.random.RandomState instance")
 
 
+def _mean_variance(X, xsq):
+    """np.mean(np.var(X, axis=0)) (scikit-learn's scale for tol) from the row norms already at
+    hand, one pass over X instead of np.var's three; np.var where cancellation could bite."""
+    n = X.shape[0]
+    mean = X.sum(axis=0, dtype=np.float64) / n
+    mean_sq = float(mean @ mean)
+    var = (float(xsq.sum(dtype=np.float64)) / n - mean_sq) / X.shape[1]
+    if var <= 1e-6 * mean_sq / X.shape[1]:
+        return float(np.mean(np.var(X, axis=0)))
+    return var
+
+
 def _progress(total, enabled):
     """A tqdm bar over `total` iterations, or None (disabled, or tqdm not installed)."""
     if not enabled:
@@ -198,7 +210,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         n_init = self._check_params(X.shape[0])
         weights = self._weights(sample_weight, X)
         Xw, xsq = self._prepare(X)
-        tol = float(np.mean(np.var(Xw, axis=0))) * self.tol if self.tol else 0.0
+        tol = _mean_variance(Xw, xsq) * self.tol if self.tol else 0.0
         rng = _random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=n_init)
         show = bool(self.progress) or (bool(self.verbose) and sys.stderr.isatty())

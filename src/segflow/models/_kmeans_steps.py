@@ -57,6 +57,15 @@ def pairwise_sq(X, xsq, C):
     return np.maximum(d, 0, out=d)
 
 
+def _to_rows_sq(X, xsq, rows):
+    """[len(rows), n] squared distances from rows X[rows] to every row of X. (A few rows times X.T
+    is a faster product than X times a few rows transposed.)"""
+    d = matmul_t(X[rows] * -2.0, X)
+    d += xsq[None, :]
+    d += xsq[rows][:, None]
+    return np.maximum(d, 0, out=d)
+
+
 def assign(X, centers):
     """(labels int64 [n], partial [n]): each row's nearest center and ||c||^2 - 2 x.c for it (add
     ||x||^2 for the squared distance)."""
@@ -112,17 +121,17 @@ def kmeans_plus_plus(X, xsq, k, rng, weights=None, n_local_trials=None):
     first = rng.choice(n, p=w / w.sum()) if weights is not None else rng.randint(n)
     centers = np.empty((k, X.shape[1]), X.dtype)
     centers[0] = X[first]
-    closest = pairwise_sq(X, xsq, X[first][None])[:, 0]
-    potential = float(w @ closest)
+    closest = _to_rows_sq(X, xsq, np.array([first]))[0]
+    potential = float(closest @ w)
     for c in range(1, k):
         cdf = np.cumsum(closest * w if weights is not None else closest, dtype=np.float64)
         draws = rng.uniform(size=n_local_trials) * potential
         candidates = np.minimum(np.searchsorted(cdf, draws), n - 1)
-        dist = pairwise_sq(X, xsq, X[candidates])      # [n, trials]
-        np.minimum(closest[:, None], dist, out=dist)
-        pots = w @ dist
+        dist = _to_rows_sq(X, xsq, candidates)      # [trials, n]
+        np.minimum(closest[None, :], dist, out=dist)
+        pots = dist @ w
         best = int(np.argmin(pots))
-        potential, closest = float(pots[best]), dist[:, best].copy()
+        potential, closest = float(pots[best]), dist[best]
         centers[c] = X[candidates[best]]
     return centers
 
