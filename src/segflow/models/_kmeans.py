@@ -272,7 +272,6 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return float(per_row.sum() if weights is None else per_row @ weights)
 
     def _lloyd(self, step, X, xsq, centers, weights, tol, bar):
-        k = self.n_clusters
         labels_old = None
         strict = False
         n_iter = 0
@@ -299,7 +298,10 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         if self.verbose:
             print(f"Converged at iteration {n_iter - 1}: " + ("strict convergence." if strict else "center shift "
                                                                "within tolerance."))
-        labels, partial, _, _ = step(centers, update=False)
+        if not strict:
+            # Strict convergence: the labels did not change, so the centers did not either and
+            # the last assignment is the final one (scikit-learn's rule); else assign once more.
+            labels, partial, _, _ = step(centers, update=False)
         return centers, labels, self._inertia(xsq, partial, weights, centers, labels), n_iter
 
     def _mini_batch(self, step, X, xsq, centers, weights, tol, rng, bar):

@@ -9,8 +9,8 @@ local trials, as scikit-learn's; random rows).
     labels, d, sums, counts = step(centers)
 
 ChunkedStep works on blocks of rows that fit in cache, each block with single-threaded BLAS and
-kernels, blocks spread over `n_threads` Python threads (the ops release the GIL); the blocks'
-sums are added in block order, so results do not depend on the thread count.
+kernels, blocks spread over `n_threads` Python threads (BLAS and the Numba kernels release the
+GIL); the blocks' sums are added in block order, so results do not depend on the thread count.
 """
 import contextlib
 import os
@@ -19,10 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from segflow._core.mode import eager_mode, executing_eagerly
-
-from segflow._ops import reduce as ro
 from segflow._core.apply import apply_op
+from segflow._core.mode import eager_mode, executing_eagerly
+from segflow._ops import reduce as ro
 from segflow._ops.segment import unsorted_segment_sum
 
 __all__ = ["assign", "update", "relocate_empty", "kmeans_plus_plus", "random_rows", "row_norms_sq",
@@ -157,8 +156,9 @@ def single_threaded():
 
 class ChunkedStep:
     """One assignment (and optionally update) pass over X in row blocks:
-    `step(centers, update=True) -> (labels, partial, sums, counts)`; sums/counts are None without
-    update. Call it inside `single_threaded()`."""
+    `step(centers, update=True, partial=True) -> (labels, partial, sums, counts)`; sums/counts
+    are None without update, partial (||c||^2 - 2 x.c of the nearest c) None without partial.
+    Call it inside `single_threaded()`."""
 
     def __init__(self, X, k, weights=None, n_threads=None, chunk_rows=CHUNK_ROWS):
         self.X, self.k, self.weights = X, k, weights
@@ -177,13 +177,13 @@ class ChunkedStep:
             self._pool.shutdown()
             self._pool = None
 
-    def _block(self, sl, centers_m2, csq, update):
+    def _block(self, sl, centers_m2, csq, update, partial):
         if executing_eagerly():  # entering eager_mode costs more than a small block's ops
-            return self._block_ops(sl, centers_m2, csq, update)
+            return self._block_ops(sl, centers_m2, csq, update, partial)
         with eager_mode():
-            return self._block_ops(sl, centers_m2, csq, update)
+            return self._block_ops(sl, centers_m2, csq, update, partial)
 
-    def _block_ops(self, sl, centers_m2, csq, update):
+    def _block_ops(self, sl, centers_m2, csq, update, partial):
         if self.n_threads > 1:
             numba.set_num_threads(1)  # per thread in Numba: this worker's kernels run serially
         Xc = self.X[sl]
@@ -191,7 +191,8 @@ class ChunkedStep:
         d += csq
         labels = ro.argmin(d, axis=1).numpy()
         self.labels[sl] = labels
-        self.partial[sl] = np.take_along_axis(d, labels[:, None], 1)[:, 0]
+        if partial:
+            self.partial[sl] = np.take_along_axis(d, labels[:, None], 1)[:, 0]
         if not update:
             return None
         if self.weights is None:
@@ -201,20 +202,23 @@ class ChunkedStep:
         return (unsorted_segment_sum(Xc * w[:, None], labels, self.k).numpy(),
                 unsorted_segment_sum(w, labels, self.k).numpy())
 
-    def __call__(self, centers, update=True):
+    def __call__(self, centers, update=True, partial=True):
+        """(labels, partial or None, sums or None, counts or None) for `centers`."""
         centers_m2 = centers * -2.0  # -2 folds into the small matrix
         csq = row_norms_sq(centers)[None, :]
         if self.n_threads > 1:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.n_threads)
-            parts = list(self._pool.map(lambda sl: self._block(sl, centers_m2, csq, update), self.slices))
+            parts = list(self._pool.map(lambda sl: self._block(sl, centers_m2, csq, update, partial),
+                                        self.slices))
         else:
-            parts = [self._block(sl, centers_m2, csq, update) for sl in self.slices]
+            parts = [self._block(sl, centers_m2, csq, update, partial) for sl in self.slices]
+        d = self.partial.copy() if partial else None
         if not update:
-            return self.labels.copy(), self.partial.copy(), None, None
+            return self.labels.copy(), d, None, None
         sums = np.zeros((self.k, self.X.shape[1]), np.float64)
         counts = np.zeros(self.k, np.float64)
         for s, c in parts:  # block order: the same bits for any thread count
             sums += s
             counts += c
-        return self.labels.copy(), self.partial.copy(), sums, counts
+        return self.labels.copy(), d, sums, counts
