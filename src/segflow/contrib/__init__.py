@@ -1,1 +1,1 @@
-"""Ports of TensorFlow 1.x contrib modules (`tensorflow.contrib.*` -> `segflow.contrib.*`)."""
+"""Ports of TensorFlow 1.x contrib modules that older code imports (`tensorflow.contrib.*` -> `segflow.contrib.*`)."""
