@@ -158,3 +158,40 @@ def test_tiny_inputs_take_numpy_and_match_the_compiled_loops():
         ref = np.zeros(37)
         np.add.at(ref, ids, data.astype(np.float64))
         assert got.tobytes() == ref.astype(np.float32).tobytes()
+
+
+_FAULTS = """
+import json, resource, sys
+import numpy as np
+import segflow
+from segflow.kernels import _malloc
+
+def burst():            # what an eager step does: several arrays of a few MB made and dropped
+    arrays = [np.ones((10000, 64), np.float32) for _ in range(8)]
+    del arrays
+
+burst()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(5):
+    burst()
+print(json.dumps({"tuned": _malloc.tuned,
+                  "faults": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc settings are Linux-only")
+def test_freed_arrays_are_reused_instead_of_faulted_in_again():
+    tuned = _fresh(_FAULTS)
+    if not tuned["tuned"]:
+        pytest.skip("not glibc: malloc is left as it is")
+    # 8 arrays of 2.5 MB are 5,000 pages; reused memory needs (almost) none
+    assert tuned["faults"] < 200, tuned
+    default = _fresh(_FAULTS, SEGFLOW_MALLOC="default")
+    assert default["tuned"] is False
+    assert default["faults"] > 1000, default      # what the setting saves (glibc's own behaviour)
+
+
+def test_users_malloc_settings_are_left_alone():
+    got = _fresh("import json, segflow; from segflow.kernels import _malloc; print(json.dumps(_malloc.tuned))",
+                 MALLOC_TRIM_THRESHOLD_="1000000")
+    assert got is False

@@ -101,11 +101,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """
     if transpose_a and adjoint_a or transpose_b and adjoint_b:
         raise ValueError("Only one of transpose and adjoint may be True for each operand")
-    if not isinstance(a, Tensor):
+    # NumPy arrays go to apply_op as they are (eagerly it reads them in place, without a copy)
+    if not isinstance(a, (Tensor, np.ndarray)):
         a = convert_to_tensor(a, preferred_dtype=getattr(b, "dtype", None))
-    if not isinstance(b, Tensor):
+    if not isinstance(b, (Tensor, np.ndarray)):
         b = convert_to_tensor(b, dtype_hint=a.dtype)
-    ra, rb = a.shape.rank, b.shape.rank
+    ra = a.ndim if isinstance(a, np.ndarray) else a.shape.rank
+    rb = b.ndim if isinstance(b, np.ndarray) else b.shape.rank
     batched = ra is None or rb is None or ra > 2 or rb > 2  # unknown rank: the batched op handles both
     return apply_op("BatchMatMulV2" if batched else "MatMul", a, b, name=name, transpose_a=transpose_a,
                     transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
