@@ -1,4 +1,4 @@
-"""Sparse training paths: segflow against NumPy, PyTorch and TensorFlow, side by side in one process.
+"""Sparse training paths: segflow against NumPy, PyTorch, TensorFlow and JAX, side by side in one process.
 
     .venv/bin/python benchmarks/sparse.py [--quick] [--timer wall|cpu] [--json out.json]
 
@@ -6,13 +6,14 @@ What is timed (a 1e6 x 64 float32 embedding table, 256 MB):
 
   gather       1e5 random rows of the table: segflow eager `sf.gather` on a tensor and
                `Variable.sparse_read`; NumPy `table[idx]` and `np.take`; torch `index_select`;
-               `tf.gather`. Ratio to the bandwidth floor: bytes read + written (rows, ids, output)
+               `tf.gather`; JAX `jit(jnp.take)`. Ratio to the bandwidth floor: bytes read + written (rows, ids, output)
                over the copy bandwidth measured in this run with a large `np.copyto`.
                Target: segflow <= 1.4x the floor.
   dedup        an IndexedSlices gradient of 1e5 rows (64 wide) with ids drawn from 1e6 with repeats,
                duplicates summed as the optimizers do: segflow `unique` + `unsorted_segment_sum`
                (eager ops); torch `unique(return_inverse=True)` + `index_add_`; TF `unique` +
-               `unsorted_segment_sum`. Target: segflow <= 0.7x torch.
+               `unsorted_segment_sum`; JAX `jit(unique(size=n) + segment_sum)`. Target: segflow
+               <= 0.7x torch.
   adam_step    one sparse Adam step on the table with that gradient: segflow LazyAdamOptimizer and
                AdamOptimizer (TF-faithful: every row's moments decay, so it touches the whole table)
                eagerly; torch SparseAdam (lazy) and TF's tf.compat.v1.train.AdamOptimizer (eager).
@@ -25,8 +26,8 @@ threads of a parallel kernel).
 Three thread pools share the cores here (Numba's, PyTorch's OpenMP, TensorFlow's Eigen). OpenMP
 threads that spin-wait after a parallel region starve the others' next kernel (torch's
 unique + index_add_ went from 8 to 300 ms, segflow's segment sum from 4 to 47 ms), so this script
-sets OMP_WAIT_POLICY=PASSIVE (unless already set) before anything starts a pool. TensorFlow's rows
-are timed in their own rounds after the others (its pool threads spin after each op). With both
+sets OMP_WAIT_POLICY=PASSIVE (unless already set) before anything starts a pool. TensorFlow's (and
+JAX's) rows are timed in their own rounds after the others (its pool threads spin after each op). With both
 torch and TensorFlow loaded, Numba's parallel kernels still lose most of their second thread
 (gather 3.2 -> 5.5 ms; `OMP_WAIT_POLICY=ACTIVE` restores them but makes every other row 2-10x
 slower), so compare with one framework at a time: `--no-tf` (torch rows), `--no-torch` (TF rows).
@@ -110,6 +111,22 @@ def _try_torch():
     return torch
 
 
+def _try_jax():
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    return jax, jnp
+
+
+def _jax_rows(jax, make):
+    """{name: callable} for JAX rows: `make()` gives (name, jitted function, its arguments already
+    on the device); each call blocks until the result is ready."""
+    name, fn, args = make()
+    return {name: lambda: jax.block_until_ready(fn(*args))}
+
+
 def _try_tf():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     try:
@@ -143,6 +160,11 @@ def bench_gather(table, idx, repeat, torch, tf):
         fv = tf.Variable(ft)
         tf_fns["tf.gather (eager)"] = lambda: tf.gather(ft, fi)
         tf_fns["tf Variable.sparse_read"] = lambda: fv.sparse_read(fi)
+    jx = _try_jax()
+    if jx is not None:     # timed in their own rounds, as TF: XLA's pool is a third set of threads
+        jax, jnp = jx
+        tf_fns.update(_jax_rows(jax, lambda: ("jax jit(take)", jax.jit(lambda t, i: jnp.take(t, i, axis=0)),
+                                              (jnp.asarray(table), jnp.asarray(idx)))))
     return _measure_groups(fns, tf_fns, repeat)
 
 
@@ -188,6 +210,17 @@ def bench_dedup(values, ids, repeat, torch, tf):
             return tf.math.unsorted_segment_sum(fv, inv, tf.shape(u)[0]), u
 
         tf_fns["tf unique + unsorted_segment_sum"] = tf_dedup
+    jx = _try_jax()
+    if jx is not None:
+        jax, jnp = jx
+        size = int(ids.shape[0])
+
+        def jax_dedup(v, i):     # jnp.unique needs a static size under jit: padded to len(ids)
+            u, inv = jnp.unique(i, size=size, fill_value=-1, return_inverse=True)
+            return jax.ops.segment_sum(v, inv.reshape(-1), size), u
+
+        tf_fns.update(_jax_rows(jax, lambda: ("jax jit(unique + segment_sum)", jax.jit(jax_dedup),
+                                              (jnp.asarray(values), jnp.asarray(ids)))))
     return _measure_groups(fns, tf_fns, repeat, {"numpy unique + add.at": max(3, repeat // 3)}), n_unique
 
 

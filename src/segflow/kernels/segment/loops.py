@@ -208,6 +208,28 @@ def _combine_rows(op, acc, s, data, r):
 
 
 @njit(cache=True, nogil=True)
+def _short_runs_plain(op, xs, col, out, init0):
+    """runs_block's short-run loop for rows read in order with no scaling: one loop per op, with
+    no row count and no gather (half the time of the general loop on runs of about one row)."""
+    v = init0
+    before = -(1 << 62)
+    if op == SUM:
+        for i in range(xs.shape[0]):
+            s = xs[i]
+            v = (init0 if s != before else v) + col[i]
+            if s >= 0:
+                out[s] = v
+            before = s
+    else:
+        for i in range(xs.shape[0]):
+            s = xs[i]
+            v = _combine(op, init0 if s != before else v, col[i])
+            if s >= 0:
+                out[s] = v
+            before = s
+
+
+@njit(cache=True, nogil=True)
 def runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
     """The rows a..b-1 (cut at run starts) of `runs`: writes segments ids[a-1]+1 .. ids[b-1],
     and up to the last segment if `last`."""
@@ -229,6 +251,9 @@ def runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
         top = xs[m - 1] if m > 0 else prev
         for g in range(prev + 1, S if last else top + 1):
             out[g, 0] = fill0
+        if not gathered and scale == 0:
+            _short_runs_plain(op, xs, rows[:, 0], out[:, 0], init0)
+            return
         v = init0
         count = 0
         before = -(1 << 62)
