@@ -195,3 +195,24 @@ def test_users_malloc_settings_are_left_alone():
     got = _fresh("import json, segflow; from segflow.kernels import _malloc; print(json.dumps(_malloc.tuned))",
                  MALLOC_TRIM_THRESHOLD_="1000000")
     assert got is False
+
+
+def test_kernels_of_a_module_imported_after_numba_loaded_work():
+    """A module first imported after a large op loaded Numba (segflow.models here) gets real
+    dispatchers, and its compiled kernels run."""
+    got = _fresh("""
+import json, sys
+import numpy as np
+import segflow as sf
+rng = np.random.default_rng(0)
+sf.math.unsorted_segment_sum(rng.standard_normal((50000, 2)), rng.integers(0, 10, 50000), 10)
+assert 'numba' in sys.modules and 'segflow.models' not in sys.modules
+from segflow.models import GradientBoostedTreesRegressor
+from segflow.kernels import histogram
+X = rng.standard_normal((400, 3)); y = X[:, 0] * 2.0 + rng.standard_normal(400) * 0.01
+model = GradientBoostedTreesRegressor(n_estimators=30, max_depth=3).fit(X, y)
+err = float(np.sqrt(np.mean((model.predict(X) - y) ** 2)))
+print(json.dumps({"err": err, "kind": type(histogram._hist_rows).__name__}))
+""")
+    assert got["kind"] != "_Lazy"
+    assert got["err"] < 0.5 * 2.0       # the fit learned y from x0 (std of y is about 2)

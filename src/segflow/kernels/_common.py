@@ -67,11 +67,18 @@ class _Lazy:
         return f"<segflow kernel {self.__qualname__}>"
 
 
+def _wrap(func, options):
+    if _numba_ready and HAVE_NUMBA:   # a module imported after Numba was: a dispatcher at once
+        import numba
+        return numba.njit(**options)(func)
+    return _Lazy(func, options)
+
+
 def njit(*args, **options):
     """`numba.njit`, applied when the first kernel runs (see above)."""
     if len(args) == 1 and callable(args[0]) and not options:
-        return _Lazy(args[0], {})
-    return lambda func: _Lazy(func, options)
+        return _wrap(args[0], {})
+    return lambda func: _wrap(func, options)
 
 
 def on_numba(func):
