@@ -216,3 +216,27 @@ print(json.dumps({"err": err, "kind": type(histogram._hist_rows).__name__}))
 """)
     assert got["kind"] != "_Lazy"
     assert got["err"] < 0.5 * 2.0       # the fit learned y from x0 (std of y is about 2)
+
+
+def test_first_kernels_called_from_several_threads_at_once():
+    """Numba is loaded once, under a lock, while other threads call kernels: all results correct."""
+    got = _fresh("""
+import json, threading
+import numpy as np
+from segflow.kernels import segment as seg
+rng = np.random.default_rng(1)
+data = rng.standard_normal((60000, 3)); ids = rng.integers(0, 40, 60000)
+ref = np.zeros((40, 3)); np.add.at(ref, ids, data)
+errors, results = [], []
+def work():
+    try:
+        results.append(float(np.abs(seg.unsorted_segment_reduce("sum", data, ids, 40) - ref).max()))
+    except Exception as e:
+        errors.append(repr(e))
+threads = [threading.Thread(target=work) for _ in range(6)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps({"errors": errors, "worst": max(results) if results else None, "n": len(results)}))
+""")
+    assert got["errors"] == [] and got["n"] == 6
+    assert got["worst"] < 1e-9

@@ -109,15 +109,18 @@ def load_numba():
         placeholder = _PRANGE
         real = {id(placeholder): numba.prange}
         for k in _lazy:
-            k.dispatcher = numba.njit(**k.options)(k.py_func)
-            real[id(k)] = k.dispatcher
+            real[id(k)] = numba.njit(**k.options)(k.py_func)
         for name, module in list(sys.modules.items()):
             if not name.startswith("segflow") or module is None:
                 continue
             space = vars(module)
-            for key, value in list(space.items()):
-                if id(value) in real and (value is placeholder or isinstance(value, _Lazy)):
-                    space[key] = real[id(value)]
+            changes = {key: real[id(value)] for key, value in list(space.items())
+                       if id(value) in real and (value is placeholder or isinstance(value, _Lazy))}
+            # one dict.update per module: another thread never sees a module half swapped (a
+            # dispatcher resolves the globals of its own module only)
+            space.update(changes)
+        for k in _lazy:       # only now: a stand-in called meanwhile waits on the lock above
+            k.dispatcher = real[id(k)]
         prange = numba.prange
         _numba_ready = True
 
