@@ -163,8 +163,10 @@ def test_tiny_inputs_take_numpy_and_match_the_compiled_loops():
 _FAULTS = """
 import json, resource, sys
 import numpy as np
-import segflow
+import segflow as sf
 from segflow.kernels import _malloc
+rng = np.random.default_rng(0)      # a large op: the first compiled kernel loads (and tunes malloc)
+sf.math.unsorted_segment_sum(rng.standard_normal((50000, 2)), rng.integers(0, 10, 50000), 10)
 
 def burst():            # what an eager step does: several arrays of a few MB made and dropped
     arrays = [np.ones((10000, 64), np.float32) for _ in range(8)]
@@ -192,8 +194,8 @@ def test_freed_arrays_are_reused_instead_of_faulted_in_again():
 
 
 def test_users_malloc_settings_are_left_alone():
-    got = _fresh("import json, segflow; from segflow.kernels import _malloc; print(json.dumps(_malloc.tuned))",
-                 MALLOC_TRIM_THRESHOLD_="1000000")
+    got = _fresh("import json; from segflow.kernels import _malloc, _common; _common.load_numba(); "
+                 "print(json.dumps(_malloc.tuned))", MALLOC_TRIM_THRESHOLD_="1000000")
     assert got is False
 
 
