@@ -21,19 +21,7 @@ import time
 
 import numpy as np
 
-
-def wait_for_quiet(limit_s):
-    """Wait (at most limit_s) until no other process is runnable (from /proc/loadavg)."""
-    start = time.perf_counter()
-    calm = 0
-    while time.perf_counter() - start < limit_s and calm < 3:
-        try:
-            with open("/proc/loadavg") as f:
-                running = int(f.read().split()[3].split("/")[0])
-        except (OSError, ValueError, IndexError):
-            return
-        calm = calm + 1 if running <= 1 else 0
-        time.sleep(0.1)
+from segment import wait_for_quiet   # the same idle wait as the segment benchmark (this folder)
 
 
 def take_turns(fns, repeat, quiet_s):

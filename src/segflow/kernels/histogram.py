@@ -76,6 +76,17 @@ def _workers():
         return _pool, key[0]
 
 
+def _each(fn, items, parallel=True):
+    """fn(i) for every i of `items`: on the pool when it has more than one thread and `parallel`
+    holds, else in order on this thread. Each fn(i) writes its own part of the result."""
+    pool, threads = _workers()
+    if threads <= 1 or not parallel:
+        for i in items:
+            fn(i)
+    else:
+        list(pool.map(fn, items))
+
+
 def node_histogram(binned, rows, gh, n_bins):
     """[F, n_bins, 3] float64 (sum g, sum h, count) over `rows` of `binned` ([N, F] uint8 bins).
 
@@ -92,16 +103,8 @@ def node_histogram(binned, rows, gh, n_bins):
         _hist_rows(binned, rows, gh, 0, n, out)
         return out
     parts = np.zeros((n_chunks, binned.shape[1], n_bins, 3), np.float64)
-    pool, threads = _workers()
-
-    def run(c):
-        _hist_rows(binned, rows, gh, c * HIST_CHUNK, min(n, (c + 1) * HIST_CHUNK), parts[c])
-
-    if threads <= 1:
-        for c in range(n_chunks):
-            run(c)
-    else:
-        list(pool.map(run, range(n_chunks)))
+    _each(lambda c: _hist_rows(binned, rows, gh, c * HIST_CHUNK, min(n, (c + 1) * HIST_CHUNK), parts[c]),
+          range(n_chunks))
     _sum_parts(parts, out)
     return out
 
@@ -130,13 +133,8 @@ def bin_columns(x, thresholds, missing_bin):
     (np.searchsorted side='left'), NaN -> missing_bin. Features run on the thread pool."""
     x = np.ascontiguousarray(x, np.float64)
     out = np.empty(x.shape, np.uint8)
-    pool, threads = _workers()
-    run = lambda f: _bin_column(x, f, np.ascontiguousarray(thresholds[f], np.float64), missing_bin, out)  # noqa: E731
-    if threads <= 1 or x.shape[0] * x.shape[1] < _PARALLEL_MIN:
-        for f in range(x.shape[1]):
-            run(f)
-    else:
-        list(pool.map(run, range(x.shape[1])))
+    _each(lambda f: _bin_column(x, f, np.ascontiguousarray(thresholds[f], np.float64), missing_bin, out),
+          range(x.shape[1]), parallel=x.shape[0] * x.shape[1] >= _PARALLEL_MIN)
     return out
 
 
@@ -163,16 +161,9 @@ def block_histogram(work, gh, start, stop, n_bins):
         _hist_block(work, gh, start, stop, out)
         return out
     parts = np.zeros((n_chunks, work.shape[1], n_bins, 3), np.float64)
-    pool, threads = _workers()
-
-    def run(c):
-        _hist_block(work, gh, start + c * HIST_CHUNK, min(stop, start + (c + 1) * HIST_CHUNK), parts[c])
-
-    if threads <= 1:
-        for c in range(n_chunks):
-            run(c)
-    else:
-        list(pool.map(run, range(n_chunks)))
+    _each(lambda c: _hist_block(work, gh, start + c * HIST_CHUNK, min(stop, start + (c + 1) * HIST_CHUNK),
+                                parts[c]),
+          range(n_chunks))
     _sum_parts(parts, out)
     return out
 
@@ -274,11 +265,9 @@ def predict_binned(binned, tree, missing_bin, out):
     args = (binned, tree["feature"], tree["bin_threshold"], tree["missing_left"], tree["left"],
             tree["right"], tree["value"], missing_bin, out)
     n = binned.shape[0]
-    pool, threads = _workers()
-    if n < _PARALLEL_MIN or threads <= 1:
-        _predict_binned_rows(0, n, *args)
-    else:  # fixed row chunks on the sleeping pool (no OpenMP spin between a tree's launches)
-        list(pool.map(lambda lo: _predict_binned_rows(lo, min(n, lo + HIST_CHUNK), *args), range(0, n, HIST_CHUNK)))
+    # fixed row chunks on the sleeping pool (no OpenMP spin between a tree's launches)
+    _each(lambda lo: _predict_binned_rows(lo, min(n, lo + HIST_CHUNK), *args), range(0, n, HIST_CHUNK),
+          parallel=n >= _PARALLEL_MIN)
 
 
 @njit(cache=True, nogil=True)

@@ -254,8 +254,9 @@ def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
     private = part_bytes <= _PRIVATE_MAX_BYTES and nparts > 1
     if (n * max(D, 1) < (_SMALL if private else _BUCKET_MIN) or
             nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not private):
-        # One thread (or, for D == 1, too few for the three passes of the partition to pay):
-        # a serial scatter reduces each segment in row order, exactly like the buckets do.
+        # Too few elements for the partition's three passes to pay (fewer than _BUCKET_MIN), one
+        # thread, or, for D == 1, too few threads: a serial scatter reduces each segment in row
+        # order, exactly like the buckets do.
         return "serial", 1, 0, 0
     if private:
         return "private", nt, nparts, 0
