@@ -16,13 +16,13 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 demo: $(STAMP)
-	$(PY) examples/demo.py
+	$(PY) -m segflow tour
 
 # The peers (TensorFlow, PyTorch, JAX, scikit-learn, LightGBM) are the `bench` extra; a peer that
 # cannot be installed here is skipped by the benchmarks, which say so.
 bench: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]' || $(PY) -m pip install -q scipy jax scikit-learn || true
-	$(PY) benchmarks/run_all.py
+	$(PY) -m segflow bench
 
 fuzz: $(STAMP)
 	$(PY) tests/fuzz/run_fuzz.py --cases 100000 --workers 2
