@@ -165,7 +165,27 @@ def test_dims():
     assert U.dims is None
 
 
+@pytest.fixture
+def v1_shapes():
+    """TF1's shapes for one test: `shape[i]` a Dimension."""
+    tensor_shape.disable_v2_tensorshape()
+    yield
+    tensor_shape.enable_v2_tensorshape()
+
+
 def test_getitem_int():
+    # TF2 (the default): plain ints and None, as `type(tf.TensorShape([2])[0]) is int`.
+    s = S([2, None, 7])
+    assert type(s[0]) is int and s[0] == 2 and s[-1] == 7 and s[1] is None
+    assert list(range(s[0])) == [0, 1] and s[np.int64(2)] == 7
+    assert tuple(S([3, 4])) == (3, 4) and str(tuple(S([3, 4]))) == "(3, 4)"
+    with pytest.raises(IndexError):
+        s[3]
+    assert U[5] is None
+    assert tensor_shape.dimension_value(s[0]) == 2 and tensor_shape.dimension_at_index(s, 1).value is None
+
+
+def test_getitem_int_tf1(v1_shapes):
     s = S([2, None, 7])
     assert isinstance(s[0], D)
     assert s[0].value == 2 and s[-1].value == 7 and s[1].value is None
@@ -174,6 +194,16 @@ def test_getitem_int():
     with pytest.raises(IndexError):
         s[3]
     assert U[5].value is None
+
+
+def test_disable_v2_behavior_switches_shapes_too():
+    import segflow as sf
+    sf.compat.v1.disable_v2_behavior()
+    try:
+        assert isinstance(S([2])[0], D)
+    finally:
+        sf.compat.v1.enable_v2_behavior()
+    assert type(S([2])[0]) is int
 
 
 def test_getitem_slice():
@@ -185,13 +215,18 @@ def test_getitem_slice():
 
 
 def test_iter():
+    assert list(S([2, None])) == [2, None] and [type(d) for d in S([2, None])] == [int, type(None)]
+    a, b = S([4, 5])
+    assert a * b == 20
+    assert all(isinstance(d, D) for d in S([2, None]).dims)
+    with pytest.raises(ValueError):
+        iter(U)
+
+
+def test_iter_tf1(v1_shapes):
     items = list(S([2, None]))
     assert all(isinstance(d, D) for d in items)
     assert [d.value for d in items] == [2, None]
-    a, b = S([4, 5])
-    assert a * b == 20
-    with pytest.raises(ValueError):
-        iter(U)
 
 
 def test_as_list():

@@ -1,9 +1,10 @@
 """Partially known tensor shapes, like `tensorflow.python.framework.tensor_shape`.
 
 A `TensorShape` has an unknown rank (`TensorShape(None)`) or a known rank with each dimension an
-int or None (unknown). It stores a plain tuple; `Dimension` objects are made only when indexing or
-iterating, so that TF1-style code (`shape[-1].value`) and TF2-style code (`shape[0] * 2`,
-`range(shape[0])`) both work. Shape inference builds many shapes: `TensorShape._from_tuple` skips
+int or None (unknown). It stores a plain tuple. As in TF2, `shape[i]` and iteration give plain ints
+and Nones; after `disable_v2_tensorshape()` (or `compat.v1.disable_v2_behavior()`) they give
+`Dimension` objects again, for TF1 code that writes `shape[-1].value`. `shape.dims` is always a
+list of Dimensions, as in TF. Shape inference builds many shapes: `TensorShape._from_tuple` skips
 validation for tuples that are already clean.
 """
 
@@ -13,7 +14,22 @@ import operator
 __all__ = [
     "Dimension", "TensorShape", "as_dimension", "as_shape", "unknown_shape", "scalar",
     "dimension_value", "dimension_at_index", "is_prefix", "broadcast_shape", "TensorShapeProto",
+    "enable_v2_tensorshape", "disable_v2_tensorshape",
 ]
+
+
+# TF2's shapes (`shape[i]` an int or None) unless switched off; a list so the switch is one store.
+_V2_SHAPES = [True]
+
+
+def enable_v2_tensorshape():
+    """`shape[i]` and iterating a shape give ints and Nones (TF2, the default)."""
+    _V2_SHAPES[0] = True
+
+
+def disable_v2_tensorshape():
+    """`shape[i]` and iterating a shape give `Dimension` objects (TF1)."""
+    _V2_SHAPES[0] = False
 
 
 def _check_value(value):
@@ -321,17 +337,21 @@ class TensorShape:
     def __iter__(self):
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
+        if _V2_SHAPES[0]:
+            return iter(self._dims)
         return (Dimension(d) for d in self._dims)
 
     def __getitem__(self, key):
-        """`shape[i]` is a Dimension; `shape[a:b]` a TensorShape (unknown if the rank is)."""
+        """`shape[i]` is an int or None (a Dimension after `disable_v2_tensorshape()`); `shape[a:b]` a
+        TensorShape (unknown if the rank is)."""
         if isinstance(key, slice):
             if self._dims is None:
                 return _UNKNOWN
             return TensorShape._from_tuple(self._dims[key])
         if self._dims is None:
-            return Dimension(None)
-        return Dimension(self._dims[operator.index(key)])
+            return None if _V2_SHAPES[0] else Dimension(None)
+        d = self._dims[operator.index(key)]
+        return d if _V2_SHAPES[0] else Dimension(d)
 
     def as_list(self):
         """The dimensions as a list of ints and Nones.
@@ -519,7 +539,8 @@ def dimension_value(dimension):
 
 def dimension_at_index(shape, index):
     """`shape[index]` as a Dimension; Dimension(None) if the rank of `shape` is unknown."""
-    return as_shape(shape)[index]
+    shape = as_shape(shape)
+    return Dimension(None) if shape._dims is None else Dimension(shape._dims[index])
 
 
 def is_prefix(prefix, shape):

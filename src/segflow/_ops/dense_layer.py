@@ -117,9 +117,9 @@ class Dense:
 
     def build(self, input_shape):
         input_shape = tensor_shape.as_shape(input_shape)
-        if input_shape.rank is None or input_shape.rank < 1 or input_shape[-1].value is None:
+        if input_shape.rank is None or input_shape.rank < 1 or tensor_shape.dimension_value(input_shape[-1]) is None:
             raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
-        last = input_shape[-1].value
+        last = tensor_shape.dimension_value(input_shape[-1])
         dtype = self.dtype or dtypes.float32
         self.kernel = self._make("kernel", [last, self.units], self.kernel_initializer, self.kernel_regularizer,
                                  self.kernel_constraint, dtype)

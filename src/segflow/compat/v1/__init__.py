@@ -24,8 +24,8 @@ from segflow._ops.einsum import einsum, tensordot
 from segflow._ops.search import searchsorted
 from segflow._ops.norm import norm
 from segflow._core.convert import is_tensor
-from segflow._core.behavior import (disable_tensor_equality, disable_v2_behavior, enable_tensor_equality,
-                                    enable_v2_behavior)
+from segflow._core.behavior import (disable_tensor_equality, disable_v2_behavior, disable_v2_tensorshape,
+                                    enable_tensor_equality, enable_v2_behavior, enable_v2_tensorshape)
 from segflow._ops.debugging import (
     Assert, assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal, assert_negative,
     assert_non_negative, assert_non_positive, assert_none_equal, assert_positive, assert_rank, check_numerics,
@@ -115,6 +115,7 @@ from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_
                                                 variable_axis_size_partitioner)
 
 __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
+           "disable_v2_tensorshape", "enable_v2_tensorshape",
            "IndexedSlicesValue", "InteractiveSession", "NoGradient", "NotDifferentiable", "Operation",
            "RaggedTensor", "RefVariable", "RegisterGradient", "ResourceVariable", "Session", "SparseTensor", "Tensor",
            "TensorShape", "TensorSpec", "TopKV2Output", "UnconnectedGradients", "Variable",
