@@ -40,6 +40,7 @@ from segflow._ops.debugging import (  # noqa: F401
 )  # noqa: A004
 from segflow._ops.module import Module
 from segflow._core import fold as tensor_util
+from segflow._core.fold import constant_value as get_static_value
 from segflow.eager.context import executing_eagerly
 from segflow._ops.backprop import GradientTape
 from segflow._core.session import Session, InteractiveSession
@@ -90,3 +91,12 @@ from segflow import math, nn, random, train, sparse, linalg, ragged, debugging, 
 from segflow import initializers  # noqa: E402,F401
 
 __version__ = "0.1.0"
+
+# The public namespace: every name above without a leading underscore. `dir(segflow)` shows the same
+# (plus public submodules imported later, such as segflow.models); the private layers (_core, _ops,
+# ...) stay importable but out of sight.
+__all__ = sorted(n for n in globals() if not n.startswith("_"))
+
+
+def __dir__():
+    return sorted(n for n in globals() if not n.startswith("_")) + ["__version__"]

@@ -1,6 +1,6 @@
 """IndexedSlices: a sparse gradient (rows `values` at `indices` of a dense tensor of `dense_shape`)."""
 
-from segflow._core import fold as tensor_util, shapes as tensor_shape
+from segflow._core import fold as tensor_util, html, shapes as tensor_shape
 
 __all__ = ['IndexedSlices', 'IndexedSlicesValue']
 
@@ -74,6 +74,13 @@ class IndexedSlices:
         return (f"IndexedSlices(indices={self._indices!r}, values={self._values!r}"
                 f"{'' if self._dense_shape is None else f', dense_shape={self._dense_shape!r}'})")
 
+    def _repr_html_(self):
+        fields = [("rows", self._values.shape[0]), ("dense_shape", self.shape),
+                  ("dtype", self._values.dtype.name)]
+        values, indices = getattr(self._values, "_value", None), getattr(self._indices, "_value", None)
+        body = "" if values is None or indices is None else html.indexed_rows_table(indices, values)
+        return html.card("sf.IndexedSlices", fields, body)
+
 
 class IndexedSlicesValue:
     """The value of an IndexedSlices fetched from a Session: NumPy values, indices, dense_shape."""
@@ -88,3 +95,7 @@ class IndexedSlicesValue:
 
     def __repr__(self):
         return f"IndexedSlicesValue(values={self.values!r}, indices={self.indices!r}, dense_shape={self.dense_shape!r})"
+
+    def _repr_html_(self):
+        return html.card("sf.IndexedSlicesValue", [("rows", len(self.indices)), ("dense_shape", self.dense_shape)],
+                         html.indexed_rows_table(self.indices, self.values))

@@ -11,7 +11,7 @@ traced function, always hash by identity (segflow's graph machinery keys its tab
 
 import numpy as np
 
-from segflow._core import dtypes, shapes as tensor_shape
+from segflow._core import dtypes, html, shapes as tensor_shape
 from segflow._core.mode import get_default_session
 
 __all__ = ['EagerTensor', 'Tensor', 'is_dense_tensor_like']
@@ -104,6 +104,10 @@ class Tensor:
         return f"<sf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
     __str__ = __repr__
+
+    def _repr_html_(self):
+        return html.card("sf.Tensor", [("name", self.name), ("op", self._op.type), ("shape", self.shape),
+                                       ("dtype", self.dtype.name)])
 
     # Identity hash, computed in C (object.__hash__) rather than by a Python-level `id(self)`: tensors
     # key the sets and dicts of gradients() and the Session's planner.
@@ -295,6 +299,10 @@ class EagerTensor(Tensor):
 
     def __str__(self):
         return f"sf.Tensor({self.numpy()}, shape={tuple(self._value.shape)}, dtype={self.dtype.name})"
+
+    def _repr_html_(self):
+        return html.card("sf.Tensor", [("shape", tuple(self._value.shape)), ("dtype", self.dtype.name)],
+                         html.values_table(self._value))
 
     def __bool__(self):
         return bool(self._value)

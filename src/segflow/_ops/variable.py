@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 
 from segflow._core import mode as context, tape as tape_lib
-from segflow._core import dtypes, shapes as tensor_shape
+from segflow._core import dtypes, html, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor, register_tensor_conversion_function
 from segflow._core.graph import GraphKeys, control_dependencies, get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
@@ -252,6 +252,13 @@ class ResourceVariable:
         with self._resource.lock:       # the text is made now: no need to mark the array shared
             text = repr(self._resource.peek())
         return f"<sf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={text}>"
+
+    def _repr_html_(self):
+        fields = [("name", self.name), ("shape", self.shape), ("dtype", self.dtype.name)]
+        if self._in_graph or self._resource.value is None:
+            return html.card("sf.Variable", fields)
+        with self._resource.lock:
+            return html.card("sf.Variable", fields, html.values_table(self._resource.peek()))
 
     # -- reads
     def _ctrl(self):

@@ -24,6 +24,7 @@ from segflow._ops.einsum import einsum, tensordot
 from segflow._ops.search import searchsorted
 from segflow._ops.norm import norm
 from segflow._core.convert import is_tensor
+from segflow._core.fold import constant_value as get_static_value
 from segflow._core.behavior import (disable_tensor_equality, disable_v2_behavior, disable_v2_tensorshape,
                                     enable_tensor_equality, enable_v2_behavior, enable_v2_tensorshape)
 from segflow._ops.debugging import (
@@ -115,7 +116,7 @@ from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_
                                                 variable_axis_size_partitioner)
 
 __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
-           "disable_v2_tensorshape", "enable_v2_tensorshape",
+           "disable_v2_tensorshape", "enable_v2_tensorshape", "get_static_value",
            "IndexedSlicesValue", "InteractiveSession", "NoGradient", "NotDifferentiable", "Operation",
            "RaggedTensor", "RefVariable", "RegisterGradient", "ResourceVariable", "Session", "SparseTensor", "Tensor",
            "TensorShape", "TensorSpec", "TopKV2Output", "UnconnectedGradients", "Variable",
