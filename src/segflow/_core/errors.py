@@ -88,14 +88,16 @@ def op_prefix(op_type, node_name=None):
 
 
 def invalid_input(op, input_name, message, cls=None):
-    """An InvalidArgumentError (or `cls`) for op `op` (an object with .type and .name), naming the input."""
+    """An InvalidArgumentError (or `cls`) for op `op` (an Operation, or an OpName before one exists),
+    naming the input; the error's `.op` is the Operation, as TF's."""
     text = f"{op_prefix(op.type, getattr(op, 'name', None))}: input '{input_name}': {message}"
-    return (cls or InvalidArgumentError)(None, None, text)
+    return (cls or InvalidArgumentError)(None, None if isinstance(op, OpName) else op, text)
 
 
 def invalid_op(op, message, cls=None):
     """An InvalidArgumentError (or `cls`) for op `op` about the op as a whole (attrs, arity)."""
-    return (cls or InvalidArgumentError)(None, None, f"{op_prefix(op.type, getattr(op, 'name', None))}: {message}")
+    return (cls or InvalidArgumentError)(None, None if isinstance(op, OpName) else op,
+                                         f"{op_prefix(op.type, getattr(op, 'name', None))}: {message}")
 
 
 __all__ = [n for n in list(globals()) if n.endswith("Error")] + [
