@@ -6,7 +6,7 @@ from segflow.framework import dtypes, errors
 from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex128, complex64, double, float16,
                                       float32, float64, half, int16, int32, int64, int8, resource, string,
                                       uint16, uint32, uint64, uint8, variant)
-from segflow.framework.tensor_shape import Dimension, TensorShape
+from segflow.framework.tensor_shape import Dimension, TensorShape, dimension_at_index, dimension_value
 from segflow.framework.ops import (Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, NoGradient,
                                    NotDifferentiable, Operation, RegisterGradient, Tensor, add_to_collection,
                                    colocate_with, control_dependencies, convert_to_tensor, device,
@@ -116,7 +116,8 @@ from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_
                                                 variable_axis_size_partitioner)
 
 __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
-           "disable_v2_tensorshape", "enable_v2_tensorshape", "get_static_value",
+           "disable_v2_tensorshape", "enable_v2_tensorshape", "get_static_value", "dimension_at_index",
+           "dimension_value",
            "IndexedSlicesValue", "InteractiveSession", "NoGradient", "NotDifferentiable", "Operation",
            "RaggedTensor", "RefVariable", "RegisterGradient", "ResourceVariable", "Session", "SparseTensor", "Tensor",
            "TensorShape", "TensorSpec", "TopKV2Output", "UnconnectedGradients", "Variable",
