@@ -214,3 +214,24 @@ def test_while_loop_captured_variable_gradient_and_max_iterations():
             got_r, got_dw = sess.run([r[0], dw])
     np.testing.assert_allclose(got_r, np.array([0.5, 2.0]) ** 3)
     np.testing.assert_allclose(got_dw, 3 * np.array([0.5, 2.0]) ** 2)
+
+
+def test_name_scope_with_outer_values_inside_a_branch():
+    # TF1 layer code opens `name_scope(name, values=[...])` with tensors of the outer graph; inside a
+    # cond branch or a while body those are captured, not refused.
+    from segflow.framework import ops as ops_lib
+    with ops_lib.Graph().as_default():
+        x = sf.constant(2.0)
+
+        def branch():
+            with ops_lib.name_scope("inner", values=[x]) as scope:
+                assert scope.endswith("inner/")
+                return x * 3.0
+        y = sf.cond(x > 1.0, branch, lambda: x)
+        with sf.compat.v1.Session() as sess:
+            assert sess.run(y) == 6.0
+        other = ops_lib.Graph()
+        with other.as_default():
+            with pytest.raises(ValueError, match="same graph"):
+                with ops_lib.name_scope("outer", values=[x]):
+                    pass

@@ -422,7 +422,9 @@ class name_scope:
             return scope
         self._eager = False
         graph = get_default_graph()
-        if self._values:
+        # Inside a function body or a cond / while branch, the values may come from outer graphs
+        # (they are captured on use), as TF allows.
+        if self._values and not getattr(graph, "building_function", False):
             for v in self._values:
                 g = getattr(v, "graph", None) if isinstance(v, (Tensor, IndexedSlices, Operation)) \
                     and not isinstance(v, EagerTensor) else None
