@@ -58,3 +58,27 @@ def test_adam_decay_and_step_match_numpy(dtype):
     np.testing.assert_array_equal(M, want_m)
     np.testing.assert_array_equal(V, want_v)
     np.testing.assert_array_equal(W, want_w)
+
+
+def adagrad_reference(W, A, rows, g, lr):
+    lr = W.dtype.type(lr)
+    a_rows = A[rows] + g * g
+    step = lr * g / np.sqrt(a_rows)
+    A[rows] = a_rows                        # the last duplicate wins, as scatter_update
+    np.subtract.at(W, rows, step)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("duplicates", [False, True])
+def test_adagrad_rows_match_the_unfused_expressions(dtype, duplicates):
+    rng = np.random.default_rng(1)
+    R, D, n = 5000, 16, 3000          # above the tiny sizes: the compiled pass runs for unique rows
+    W = rng.standard_normal((R, D)).astype(dtype)
+    A = (rng.random((R, D)) + 0.1).astype(dtype)
+    rows = rng.integers(0, R, n) if duplicates else rng.permutation(R)[:n]
+    g = rng.standard_normal((n, D)).astype(dtype)
+    want = [W.copy(), A.copy()]
+    adagrad_reference(*want, rows, g, 0.05)
+    tk.adagrad_rows(W, A, rows, g, 0.05)
+    np.testing.assert_array_equal(W, want[0])
+    np.testing.assert_array_equal(A, want[1])

@@ -1,11 +1,10 @@
 """Adagrad (TF1's `AdagradOptimizer`, the `ApplyAdagrad` kernel's formulas)."""
 from segflow._core.convert import convert_to_tensor
-from segflow._core.indexed_slices import IndexedSlices
 from segflow._ops import elementwise as math_ops
 from segflow._ops import control as control_flow_ops
 from segflow._training import optimizer
 from segflow._ops import cast as cast_ops
-from segflow._ops import gather as gather_ops
+from segflow._training import training_ops
 
 __all__ = ["AdagradOptimizer"]
 
@@ -52,11 +51,10 @@ class AdagradOptimizer(optimizer.Optimizer):
         return control_flow_ops.group(var_update, acc_t)
 
     def _apply_sparse(self, grad, var):
+        # One fused op (training_ops.py) over the gathered rows, with the arithmetic of
+        #   acc_rows = gather(acc, idx) + g * g;  acc.scatter_update(acc_rows);
+        #   var.scatter_sub(lr * g / sqrt(acc_rows))
         lr = cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
         acc = self.get_slot(var, "accumulator")
-        idx, g = grad.indices, grad.values
-        acc_rows = gather_ops.gather(acc, idx) + g * g
-        acc_t = acc.scatter_update(IndexedSlices(acc_rows, idx), use_locking=self._use_locking)
-        var_update = var.scatter_sub(IndexedSlices(lr * g / math_ops.sqrt(acc_rows), idx),
-                                     use_locking=self._use_locking)
-        return control_flow_ops.group(var_update, acc_t)
+        return control_flow_ops.group(training_ops.resource_sparse_apply_adagrad(var, acc, lr, grad.values,
+                                                                                 grad.indices))

@@ -14,6 +14,9 @@ whole-table parts run over blocks of rows, so no new array of the table's size i
 copy-on-write copy of a slot or var whose current value someone still holds). Indices are
 validated before anything is written.
 
+`ResourceSparseApplyAdagrad`: AdagradOptimizer's sparse step on the rows named (accumulator rows
+updated, var rows moved) in one pass, with the arithmetic of the unfused gather / scatter ops.
+
 `ResourceSparseApplyLazyAdam`: LazyAdamOptimizer's sparse step (only the rows named: their moments
 updated and written back, their var rows moved), in one pass over those rows in place
 (kernels/training.py), with the arithmetic of the unfused gather / scatter_update / scatter_sub ops.
@@ -30,7 +33,8 @@ from segflow.kernels import BadInput, ids, scatter
 from segflow.kernels import training as training_kernels
 from segflow._ops import variable_ops as rvo
 
-__all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam", "check_gradient"]
+__all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam", "resource_sparse_apply_adagrad",
+           "check_gradient"]
 
 def _infer_sparse_apply_adam(op, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
     for name, h in (("var", var), ("m", m), ("v", v)):
@@ -46,30 +50,49 @@ def _infer_sparse_apply_adam(op, var, m, v, lr, beta1, beta2, epsilon, grad, ind
     return []
 
 
-def _validated(rv, rm, rs, grad, indices):
-    """(W, M, V, rows, g): var, m, v as writable 2-D arrays and the gradient as one row per index,
-    everything checked before anything is written. The caller holds the three resources' locks."""
+def _validated(rv, slots, grad, indices):
+    """(W, [slot arrays], rows, g): var and its slots (name -> resource) as writable 2-D arrays and
+    the gradient as one row per index, everything checked before anything is written. The caller
+    holds the resources' locks."""
     table = rv.peek()
-    for name, r in (("m", rm), ("v", rs)):
+    for name, r in slots.items():
         if r.peek().shape != table.shape or r.peek().dtype != table.dtype:
             raise BadInput(name, f"shape {r.peek().shape} / dtype {r.peek().dtype} differs from var "
                                  f"'{rv.name}' ({table.shape}, {table.dtype})")
     rows, g = rvo.rows_and_updates(rv, table, indices, grad)
     n = table.shape[0]
     d = math.prod(table.shape[1:])
-    return (rv.writable().reshape(n, d), rm.writable().reshape(n, d), rs.writable().reshape(n, d), rows,
+    return (rv.writable().reshape(n, d), [r.writable().reshape(n, d) for r in slots.values()], rows,
             g.reshape(rows.size, d))
 
 
 def _sparse_apply_kernel(step):
-    """A fused step on var, m, v holding their locks: validate everything, then `step` in place."""
+    """A fused Adam step on var, m, v holding their locks: validate everything, then `step` in place."""
     def kernel(state, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
         resources = rvo.resource_of(var), rvo.resource_of(m), rvo.resource_of(v)
         with rvo.locked(*resources):
-            W, M, V, rows, g = _validated(*resources, grad, indices)
+            W, (M, V), rows, g = _validated(resources[0], {"m": resources[1], "v": resources[2]}, grad, indices)
             step(W, M, V, rows, g, lr, beta1, beta2, epsilon)
         return ()
     return kernel
+
+
+def _sparse_apply_adagrad_kernel(state, var, accum, lr, grad, indices):
+    rv, ra = rvo.resource_of(var), rvo.resource_of(accum)
+    with rvo.locked(rv, ra):
+        W, (A,), rows, g = _validated(rv, {"accum": ra}, grad, indices)
+        training_kernels.adagrad_rows(W, A, rows, g, lr)
+    return ()
+
+
+def _infer_sparse_apply_adagrad(op, var, accum, lr, grad, indices):
+    for name, h in (("var", var), ("accum", accum)):
+        if h.dtype != dtypes.resource:
+            raise errors.invalid_input(op, name, f"must be a variable handle (dtype resource), not {h.dtype.name}")
+    if lr.dtype != grad.dtype or lr.shape.rank not in (None, 0):
+        raise errors.invalid_input(op, "lr", f"must be a scalar of grad's dtype {grad.dtype.name}, got "
+                                   f"{lr.dtype.name} {lr.shape}")
+    return []
 
 
 def _adam_step(W, M, V, rows, g, lr, beta1, beta2, epsilon):
@@ -97,6 +120,21 @@ register_op("ResourceSparseApplyAdam",
             infer=_infer_sparse_apply_adam,
             kernel=_sparse_apply_adam_kernel, stateful=True, num_outputs=0)
 NotDifferentiable("ResourceSparseApplyAdam")
+
+
+register_op("ResourceSparseApplyAdagrad", inputs=("var", "accum", "lr", "grad", "indices"),
+            attrs={"T": "grad", "Tindices": "indices"}, allowed={"Tindices": (dtypes.int32, dtypes.int64)},
+            infer=_infer_sparse_apply_adagrad, kernel=_sparse_apply_adagrad_kernel, stateful=True, num_outputs=0)
+NotDifferentiable("ResourceSparseApplyAdagrad")
+
+
+def resource_sparse_apply_adagrad(var, accum, lr, grad, indices, name=None):
+    """Adagrad's sparse step on the rows `indices` of variables var and accum (see the module
+    docstring); lr a scalar of var's dtype. Returns the Operation (graph), None (eagerly)."""
+    ctrl = getattr(var, "_ctrl", None)
+    with (ctrl() if ctrl is not None else contextlib.nullcontext()):
+        return rvo.apply_no_output("ResourceSparseApplyAdagrad", var.handle, accum.handle, lr, grad, indices,
+                                    name=name)
 
 
 def resource_sparse_apply_adam(var, m, v, lr, beta1, beta2, epsilon, grad, indices, name=None):

@@ -12,6 +12,12 @@ Unique rows (what the optimizers pass after summing duplicates) of float32/float
 parallel compiled pass that reads and writes each row once; otherwise the NumPy expressions above.
 Callers validate the rows first.
 
+`adagrad_rows(W, A, rows, g, lr)`: Adagrad's sparse step on the rows named, with the arithmetic of
+
+    a_rows = A[rows] + g * g;  A[rows] = a_rows;  W[rows] -= lr * g / sqrt(a_rows)
+
+(one parallel compiled pass for unique rows of float32/float64 tables, else those expressions).
+
 `adam_decay(M, V, beta1, beta2)` (M *= beta1; V *= beta2) and `adam_step(W, M, V, lr, epsilon)`
 (W -= lr * M / (sqrt(V) + epsilon)): the whole-table parts of Adam's dense-faithful sparse step, in
 place, element by element with the same arithmetic as the NumPy expressions (parallel compiled
@@ -23,7 +29,7 @@ from segflow.kernels import scatter
 from segflow.kernels._common import (HAVE_NUMBA, chunk_count, next_chunk, njit, parallel_launch, prange,
                                      worker_count)
 
-__all__ = ["lazy_adam_rows", "adam_decay", "adam_step"]
+__all__ = ["lazy_adam_rows", "adagrad_rows", "adam_decay", "adam_step"]
 
 
 @njit(cache=True, nogil=True)
@@ -78,6 +84,43 @@ def lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon):
         step = lr * m_rows / (np.sqrt(v_rows) + eps)
     scatter.scatter_rows(M, rows, m_rows, "update")
     scatter.scatter_rows(V, rows, v_rows, "update")
+    scatter.scatter_rows(W, rows, step, "sub")
+
+
+@njit(cache=True, nogil=True, parallel=True, error_model="numpy")
+def _adagrad_nb(W, A, rows, g, lr, nchunks, workers):
+    n = rows.shape[0]
+    d = W.shape[1]
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter)
+        while c < nchunks:
+            for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+                r = rows[i]
+                for j in range(d):
+                    gi = g[i, j]
+                    a = A[r, j] + gi * gi
+                    A[r, j] = a
+                    W[r, j] -= lr * gi / np.sqrt(a)
+            c = next_chunk(counter)
+
+
+def adagrad_rows(W, A, rows, g, lr):
+    """In place on the 2-D C-contiguous arrays W (var) and A (accumulator): Adagrad on `rows` (1-D, in
+    range) with gradient rows `g` ([len(rows), W.shape[1]], W's dtype); `lr` a scalar of W's dtype."""
+    if rows.size == 0:
+        return
+    lr = W.dtype.type(lr)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if HAVE_NUMBA and W.dtype in (np.float32, np.float64) and _all_distinct(rows, W.shape[0]):
+        workers = worker_count()
+        with parallel_launch():
+            _adagrad_nb(W, A, rows, np.ascontiguousarray(g), lr, _chunks(rows.size, W.shape[1]), workers)
+        return
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):     # inf/nan as the unfused ops
+        a_rows = np.take(A, rows, axis=0) + g * g
+        step = lr * g / np.sqrt(a_rows)
+    scatter.scatter_rows(A, rows, a_rows, "update")
     scatter.scatter_rows(W, rows, step, "sub")
 
 
