@@ -63,7 +63,8 @@ def test_eager_round_trip_and_numbering(tmp_path):
     net.w.assign(net.w * 3.0)
     second = ckpt.save(str(tmp_path / "run"))
     assert (first, second) == (str(tmp_path / "run-1"), str(tmp_path / "run-2"))
-    assert (tmp_path / "checkpoint").read_text() == 'model_checkpoint_path: "run-2"\nall_model_checkpoint_paths: "run-2"\n'
+    assert (tmp_path / "checkpoint").read_text() == ('model_checkpoint_path: "run-2"\n'
+                                                     'all_model_checkpoint_paths: "run-2"\n')
     assert sf.train.latest_checkpoint(str(tmp_path)) == second
     written = ckpt.write(str(tmp_path / "plain"))     # no number, no state file, no count
     assert written == str(tmp_path / "plain") and sf.train.latest_checkpoint(str(tmp_path)) == second
@@ -242,3 +243,28 @@ def test_graph_mode_with_a_session(tmp_path):
             np.testing.assert_array_equal(sess.run(w), saved)
         with pytest.raises(RuntimeError, match="no default session"):
             sf.train.Checkpoint(w=w).save(str(tmp_path / "x"))
+
+
+def test_graph_mode_slots_made_at_restore_time(tmp_path):
+    x = np.ones((2, 2), np.float32)
+    with sf.Graph().as_default():
+        w = sf.Variable(np.array([[1.0], [2.0]], np.float32), name="w")
+        opt = tf1.train.AdamOptimizer(0.1)
+        train = opt.minimize(sf.reduce_sum(sf.square(sf.matmul(x, w))))
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            sess.run(train)
+            path = sf.train.Checkpoint(w=w, opt=opt).save(str(tmp_path / "g"), session=sess)
+            sess.run(train)
+            straight = sess.run(w)
+    with sf.Graph().as_default():
+        w = sf.Variable(np.zeros((2, 1), np.float32), name="w")
+        opt = tf1.train.AdamOptimizer(0.1)
+        status = sf.train.Checkpoint(w=w, opt=opt).restore(path)
+        assert opt.get_slot_names() == ["m", "v"]
+        train = opt.minimize(sf.reduce_sum(sf.square(sf.matmul(x, w))))
+        status.assert_consumed()
+        with tf1.Session() as sess:
+            status.initialize_or_restore(sess)
+            sess.run(train)
+            np.testing.assert_allclose(sess.run(w), straight, rtol=1e-6)

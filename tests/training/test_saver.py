@@ -107,18 +107,19 @@ def test_dict_var_list_with_renamed_keys(tmp_path):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
                                    np.uint8, np.uint16, np.uint32, np.uint64, np.bool_, np.complex64,
-                                   np.complex128, ml_dtypes.bfloat16])
+                                   np.complex128, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, "qint8"])
 def test_every_numeric_dtype_round_trips(tmp_path, dtype):
-    value = (np.arange(6) % 3 + 1).reshape(2, 3).astype(dtype)
-    v = sf.Variable(value, name="v")
+    sf_dtype = sf.as_dtype(dtype)
+    value = (np.arange(6) % 3 + 1).reshape(2, 3).astype(np.int8 if sf_dtype.is_quantized else dtype)
+    v = sf.Variable(value, name="v", dtype=sf_dtype)
     saver = sf.train.Saver([v])
     path = saver.save(None, str(tmp_path / "m"))
-    v.assign(np.zeros_like(value))
+    assert sf.train.load_checkpoint(path).get_variable_to_dtype_map() == {"v": sf_dtype}
+    zero = np.zeros_like(value)
+    v.assign(zero.view(sf_dtype.np) if sf_dtype.is_quantized else zero)
     saver.restore(None, path)
-    got = v.numpy()
-    assert got.dtype == np.dtype(dtype)
-    np.testing.assert_array_equal(got.astype(np.float64) if dtype is ml_dtypes.bfloat16 else got, value.astype(
-        np.float64) if dtype is ml_dtypes.bfloat16 else value)
+    got = np.asarray(v.numpy())
+    assert got.dtype.itemsize == value.dtype.itemsize and got.tobytes() == value.tobytes()
 
 
 def test_strings_and_empty_tensors_round_trip(tmp_path):
@@ -328,3 +329,26 @@ def test_index_is_json_without_pickle(tmp_path):
     raw = (tmp_path / "m.data-00000-of-00001").read_bytes()[e["offset"]:e["offset"] + e["size"]]
     np.testing.assert_array_equal(np.frombuffer(raw, np.float32), [1.0, 2.0])
     assert path == str(tmp_path / "m")
+
+
+def test_a_save_interrupted_before_the_index_is_in_place_leaves_no_checkpoint(tmp_path, monkeypatch):
+    v = sf.Variable([1.0], name="v")
+    saver = sf.train.Saver([v])
+    path = saver.save(None, str(tmp_path / "m"))
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if str(dst).endswith(".index"):
+            raise OSError("disk full")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    v.assign([2.0])
+    with pytest.raises(OSError, match="disk full"):
+        saver.save(None, path)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert not sf.train.checkpoint_exists(path)          # no index describing the wrong data
+    assert not [f for f in os.listdir(tmp_path) if ".tmp" in f]
+    with pytest.raises(ValueError, match="not a valid checkpoint"):
+        saver.restore(None, path)
+    assert v.numpy()[0] == 2.0

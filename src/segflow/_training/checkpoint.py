@@ -128,7 +128,8 @@ class Checkpoint:
         saveables = graph.saveables()
         values = checkpoint_values.read_values(list(saveables.values()), session)
         values[OBJECT_GRAPH_KEY] = np.array(json.dumps(graph.describe()).encode("utf-8"), dtype=object)
-        return checkpoint_format.write_bundle(os.fspath(file_prefix), values)
+        return checkpoint_format.write_bundle(os.fspath(file_prefix), values,
+                                              {k: s.dtype.name for k, s in saveables.items()})
 
     def save(self, file_prefix, session=None, options=None):
         """Adds one to `save_counter` and writes `file_prefix-<save_counter>`; the directory's state
@@ -248,7 +249,8 @@ class CheckpointLoadStatus:
     def assert_existing_objects_matched(self):
         """Raises AssertionError if a tracked variable got no value from the checkpoint. Returns self."""
         if self._unmatched:
-            raise AssertionError(f"Some objects had no value in checkpoint {self._prefix}: {', '.join(self._unmatched)}")
+            raise AssertionError(f"Some objects had no value in checkpoint {self._prefix}: "
+                                 f"{', '.join(self._unmatched)}")
         return self
 
     def assert_nontrivial_match(self):

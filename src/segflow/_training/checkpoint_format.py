@@ -54,8 +54,9 @@ def checkpoint_exists_internal(prefix):
     return prefix is not None and os.path.isfile(index_filename(os.fspath(prefix)))
 
 
-def _encode(name, value):
-    """(dtype name, shape, bytes) of one array."""
+def _encode(name, value, dtype_name=None):
+    """(dtype name, shape, bytes) of one array (`dtype_name`: its segflow dtype, when the array's
+    own dtype does not say it, as for the quantized types held as plain integers)."""
     arr = np.asarray(value)
     if arr.dtype == object or arr.dtype.kind in "SU":
         flat = []
@@ -71,10 +72,18 @@ def _encode(name, value):
         lengths = np.array([len(x) for x in flat], dtype="<u8")
         return "string", list(arr.shape), lengths.tobytes() + b"".join(flat)
     try:
-        dtype = dtypes.from_numpy(arr.dtype)
+        dtype = dtypes.as_dtype(dtype_name) if dtype_name else dtypes.from_numpy(arr.dtype)
     except (TypeError, KeyError, ValueError):
         raise errors.InvalidArgumentError(None, None, f"Saving '{name}': cannot save dtype {arr.dtype}") from None
+    if _storage(dtype).itemsize != arr.dtype.itemsize:
+        raise errors.InvalidArgumentError(None, None, f"Saving '{name}': an array of {arr.dtype} is not {dtype.name}")
     return dtype.name, list(arr.shape), np.ascontiguousarray(arr).tobytes()
+
+
+def _storage(dtype):
+    """The NumPy dtype the values are held in (a quantized type's integer field)."""
+    np_dtype = dtype.np
+    return np_dtype.fields[np_dtype.names[0]][0] if np_dtype.names else np_dtype
 
 
 def _fsync_write(path, chunks):
@@ -85,8 +94,9 @@ def _fsync_write(path, chunks):
         os.fsync(f.fileno())
 
 
-def write_bundle(prefix, tensors, meta=None):
-    """Writes `tensors` ({name: array}) as the checkpoint `prefix` (see the module docstring).
+def write_bundle(prefix, tensors, dtype_names=None, meta=None):
+    """Writes `tensors` ({name: array}) as the checkpoint `prefix` (see the module docstring);
+    `dtype_names` ({name: segflow dtype name}) overrides the dtype read from an array.
 
     Raises:
       ValueError: the directory of `prefix` does not exist.
@@ -101,7 +111,7 @@ def write_bundle(prefix, tensors, meta=None):
     chunks = [_MAGIC, uid.bytes]
     offset = _HEADER
     for name in sorted(tensors):
-        dtype_name, shape, raw = _encode(name, tensors[name])
+        dtype_name, shape, raw = _encode(name, tensors[name], (dtype_names or {}).get(name))
         pad = (-offset) % _ALIGN
         if pad:
             chunks.append(b"\0" * pad)

@@ -203,11 +203,12 @@ def prepare_restore(saveables, reader, reshape=False):
                 None, None, f"Restoring '{s.key}' from checkpoint {reader.prefix}: the variable has dtype "
                 f"{s.dtype.name} but the checkpoint holds {saved_dtypes[s.key].name}")
         saved = saved_shapes[s.key]
+        mine = tuple(s.shape.as_list()) if s.shape.rank is not None else "unknown"
         if not _fits(s.shape, saved) and not (reshape and s.shape.is_fully_defined() and
                                               s.shape.num_elements() == math.prod(saved)):
             raise RestoreShapeError(
                 None, None, f"Restoring '{s.key}' from checkpoint {reader.prefix}: the checkpoint's tensor has shape "
-                f"{tuple(saved)} but the variable has shape {tuple(s.shape.as_list()) if s.shape.rank is not None else s.shape}")
+                f"{tuple(saved)} but the variable has shape {mine}")
     values = reader.get_tensors([s.key for s in saveables])
     pairs = []
     for s in saveables:

@@ -156,7 +156,7 @@ class Saver:
         if self._is_empty:
             return None
         values = checkpoint_values.read_values(self._saveables, None if context.executing_eagerly() else sess)
-        checkpoint_format.write_bundle(checkpoint_file, values)
+        checkpoint_format.write_bundle(checkpoint_file, values, {s.key: s.dtype.name for s in self._saveables})
         if write_state:
             self._record(checkpoint_file)
             checkpoint_state.update_checkpoint_state_internal(
