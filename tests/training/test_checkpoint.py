@@ -268,3 +268,12 @@ def test_graph_mode_slots_made_at_restore_time(tmp_path):
             status.initialize_or_restore(sess)
             sess.run(train)
             np.testing.assert_allclose(sess.run(w), straight, rtol=1e-6)
+
+
+def test_saver_restores_an_object_based_checkpoint_by_variable_name(tmp_path):
+    net = Net()
+    path = sf.train.Checkpoint(model=net).save(str(tmp_path / "o"))
+    other = Net(scale=0.0)
+    sf.train.Saver([other.w, other.sub.k]).restore(None, path)
+    np.testing.assert_array_equal(other.w.numpy(), net.w.numpy())
+    np.testing.assert_array_equal(other.sub.k.numpy(), net.sub.k.numpy())

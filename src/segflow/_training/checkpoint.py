@@ -14,6 +14,8 @@ Graph mode (TF1's `CheckpointV1`): `save`/`write` read the values in `session` (
 default session); `restore` checks the checkpoint at once and assigns when the status's
 `run_restore_ops(session)` or `initialize_or_restore(session)` runs.
 
+Each checkpoint also holds `_CHECKPOINTABLE_OBJECT_GRAPH`, a JSON string (as TF stores its object
+graph there): the objects' paths and each key's variable name, so a `Saver` can restore it by name.
 Restoring a checkpoint written by `Saver` (no object graph) matches variables by name, as TF does.
 
 Differences from TF: an object created after `restore()` (other than the optimizer state above)
@@ -127,7 +129,8 @@ class Checkpoint:
         graph = ObjectGraph(self)
         saveables = graph.saveables()
         values = checkpoint_values.read_values(list(saveables.values()), session)
-        values[OBJECT_GRAPH_KEY] = np.array(json.dumps(graph.describe()).encode("utf-8"), dtype=object)
+        values[OBJECT_GRAPH_KEY] = np.array(json.dumps(graph.describe(saveables)).encode("utf-8"),
+                                             dtype=object)
         return checkpoint_format.write_bundle(os.fspath(file_prefix), values,
                                               {k: s.dtype.name for k, s in saveables.items()})
 

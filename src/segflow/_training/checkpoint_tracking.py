@@ -23,16 +23,17 @@ Deliberate difference from TF: objects are matched to checkpoint values by these
 the topology of a stored object graph (the same thing unless the model's structure changed).
 """
 import collections
+import json
 
 from segflow._core import mode as context
 from segflow._core.graph import get_default_graph
 from segflow._ops.dense_layer import Dense
 from segflow._ops.module import Module
 from segflow._ops.partitioned_variables import PartitionedVariable
-from segflow._training.checkpoint_values import Saveable, is_variable
+from segflow._training.checkpoint_values import Saveable, is_variable, variable_key
 from segflow._training.optimizer import Optimizer
 
-__all__ = ["ObjectGraph", "VALUE_SUFFIX", "SLOT_MARK", "escape"]
+__all__ = ["ObjectGraph", "VALUE_SUFFIX", "SLOT_MARK", "escape", "name_to_key_map"]
 
 VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 SLOT_MARK = "/.OPTIMIZER_SLOT/"
@@ -144,10 +145,26 @@ class ObjectGraph:
                     out[key] = Saveable.of_variable(key, slot)
         return out
 
-    def describe(self):
-        """A JSON-able description stored beside the values (as TF stores its object graph)."""
+    def describe(self, saveables):
+        """A JSON-able description stored beside the values (as TF stores its object graph): the
+        objects' paths, and each key's variable name (what a name-based Saver looks up)."""
+        names = {key: variable_key(s.variables[0]) for key, s in saveables.items() if len(s.parts) == 1}
         return {"format": "segflow-object-graph", "version": 1,
-                "paths": ["/".join(p) for p in self.paths.values()]}
+                "paths": ["/".join(p) for p in self.paths.values()], "variable_names": names}
+
+
+def name_to_key_map(reader):
+    """{variable name: checkpoint key} from an object-based checkpoint's description (names that
+    several keys share are left out), or {} for a name-based checkpoint."""
+    if not reader.has_tensor(OBJECT_GRAPH_KEY):
+        return {}
+    try:
+        described = json.loads(bytes(reader.get_tensor(OBJECT_GRAPH_KEY).item()).decode("utf-8"))
+        names = dict(described.get("variable_names", {}))
+    except (ValueError, TypeError, AttributeError, UnicodeDecodeError):
+        return {}
+    counts = collections.Counter(names.values())
+    return {name: key for key, name in names.items() if counts[name] == 1}
 
 
 def split_slot_key(key):

@@ -9,7 +9,8 @@ Each variable is saved under its op name ("dense/kernel"), or under the key of a
 restores into any partitioning. Eagerly a `var_list` is required, as in TF2. The files are
 described in checkpoint_format.py; the `checkpoint` state file in checkpoint_state.py.
 
-A restore checks every name, dtype and shape (and reads every value) before it assigns anything:
+A Checkpoint-written (object-based) checkpoint restores too: a name it lacks is looked up in the
+variable names it records. A restore checks every name, dtype and shape (and reads every value) before it assigns anything:
 a failed restore leaves every variable as it was.
 
 Differences from TF: no `.meta` file is written (segflow has no MetaGraphDef; `write_meta_graph`
@@ -24,7 +25,7 @@ import numpy as np
 from segflow._core import mode as context
 from segflow._core.graph import get_default_graph
 from segflow._ops import variables as variables_lib
-from segflow._training import checkpoint_format, checkpoint_state, checkpoint_values
+from segflow._training import checkpoint_format, checkpoint_state, checkpoint_tracking, checkpoint_values
 
 __all__ = ["Saver"]
 
@@ -200,7 +201,10 @@ class Saver:
         if not checkpoint_format.checkpoint_exists_internal(save_path):
             raise ValueError("The passed save_path is not a valid checkpoint: " + save_path)
         reader = checkpoint_format.CheckpointReader(save_path)
-        pairs = checkpoint_values.prepare_restore(self._saveables, reader, reshape=self._reshape)
+        saveables = self._saveables
+        if not all(reader.has_tensor(s.key) for s in saveables):
+            saveables = _by_object_keys(saveables, reader)
+        pairs = checkpoint_values.prepare_restore(saveables, reader, reshape=self._reshape)
         checkpoint_values.assign_values(pairs, None if context.executing_eagerly() else sess, self._restore_ops)
 
     def as_saver_def(self):
@@ -208,6 +212,18 @@ class Saver:
 
     def export_meta_graph(self, *args, **kwargs):
         raise NotImplementedError("segflow does not write MetaGraphDefs")
+
+
+def _by_object_keys(saveables, reader):
+    """A Checkpoint-written (object-based) checkpoint: the saveables whose names it lacks look up
+    the key their variable name was saved under (as TF's Saver falls back to the object graph)."""
+    mapping = checkpoint_tracking.name_to_key_map(reader)
+    out = []
+    for s in saveables:
+        if not reader.has_tensor(s.key) and s.key in mapping:
+            s = checkpoint_values.Saveable(mapping[s.key], s.parts, s.shape, s.dtype)
+        out.append(s)
+    return out
 
 
 def _as_int(step, sess):
