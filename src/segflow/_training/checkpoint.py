@@ -22,7 +22,6 @@ Differences from TF: an object created after `restore()` (other than the optimiz
 is not restored when it is created: call `restore()` again once it exists. Checkpoints are
 segflow's format (checkpoint_format.py).
 """
-import json
 import os
 
 import numpy as np
@@ -125,6 +124,7 @@ class Checkpoint:
         Returns:
           The prefix written.
         """
+        import json     # on first use: `import segflow` stays cheap
         session = _session(session, "save checkpoint")
         graph = ObjectGraph(self)
         saveables = graph.saveables()

@@ -20,12 +20,11 @@ Writing goes to temporary files beside the final ones, flushed to disk; then the
 removed, the data file renamed into place and the index last: a crash never leaves a partial file
 under a final name, and an index only ever describes the data file written with it (the uuid and
 each tensor's crc32 are checked on reading; a mismatch is a DataLossError).
+
+(json and zlib are imported on first use: `import segflow` stays cheap.)
 """
-import json
 import os
 import sys
-import uuid as uuid_lib
-import zlib
 
 import numpy as np
 
@@ -106,9 +105,11 @@ def write_bundle(prefix, tensors, dtype_names=None, meta=None):
     parent = os.path.dirname(prefix) or "."
     if not os.path.isdir(parent):
         raise ValueError(f"Parent directory of {prefix} doesn't exist, can't save.")
-    uid = uuid_lib.uuid4()
+    import json
+    import zlib
+    uid = os.urandom(16)
     entries = {}
-    chunks = [_MAGIC, uid.bytes]
+    chunks = [_MAGIC, uid]
     offset = _HEADER
     for name in sorted(tensors):
         dtype_name, shape, raw = _encode(name, tensors[name], (dtype_names or {}).get(name))
@@ -120,11 +121,11 @@ def write_bundle(prefix, tensors, dtype_names=None, meta=None):
                          "crc32": zlib.crc32(raw)}
         chunks.append(raw)
         offset += len(raw)
-    index = {"format": FORMAT, "version": VERSION, "uuid": uid.hex, "byte_order": sys.byteorder,
+    index = {"format": FORMAT, "version": VERSION, "uuid": uid.hex(), "byte_order": sys.byteorder,
              "data_size": offset, "tensors": entries}
     if meta:
         index["meta"] = meta
-    tmp = f".tmp-{uid.hex[:12]}"
+    tmp = f".tmp-{uid.hex()[:12]}"
     data_tmp, index_tmp = data_filename(prefix) + tmp, index_filename(prefix) + tmp
     try:
         _fsync_write(data_tmp, chunks)
@@ -149,6 +150,7 @@ class CheckpointReader:
     """
 
     def __init__(self, prefix):
+        import json
         prefix = os.fspath(prefix)
         self._prefix = prefix
         path = index_filename(prefix)
@@ -223,6 +225,7 @@ class CheckpointReader:
         return errors.DataLossError(None, None, f"Checkpoint {self._prefix} is corrupted: {what}")
 
     def _read_one(self, f, name):
+        import zlib
         e = self._tensors[name]
         f.seek(e["offset"])
         buf = bytearray(e["size"])

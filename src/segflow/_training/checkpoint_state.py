@@ -11,8 +11,6 @@ The state file is TensorFlow's CheckpointState in protobuf text format, so it re
 
 Relative paths are relative to the directory. The file is written to a temporary file and renamed.
 """
-import glob
-import logging
 import os
 import re
 
@@ -22,7 +20,9 @@ __all__ = ["CheckpointState", "checkpoint_exists", "get_checkpoint_mtimes", "get
            "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable", "remove_checkpoint",
            "update_checkpoint_state", "update_checkpoint_state_internal", "meta_graph_filename"]
 
-_log = logging.getLogger("segflow")
+def _log():
+    import logging      # on first use: `import segflow` stays cheap
+    return logging.getLogger("segflow")
 
 
 class CheckpointState:
@@ -127,7 +127,7 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
         with open(path, encoding="utf-8") as f:
             state = _parse(f.read())
     except (OSError, ValueError, UnicodeDecodeError) as e:
-        _log.warning("%s: %s: Checkpoint ignored", path, e)
+        _log().warning("%s: %s: Checkpoint ignored", path, e)
         return None
     if not state.model_checkpoint_path:
         raise ValueError("Invalid checkpoint state loaded from " + checkpoint_dir)
@@ -195,7 +195,7 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     if state and state.model_checkpoint_path:
         if checkpoint_exists_internal(state.model_checkpoint_path):
             return state.model_checkpoint_path
-        _log.error("Couldn't match files for checkpoint %s", state.model_checkpoint_path)
+        _log().error("Couldn't match files for checkpoint %s", state.model_checkpoint_path)
     return None
 
 
@@ -212,7 +212,12 @@ def meta_graph_filename(checkpoint_filename, meta_graph_suffix="meta"):
 def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=None, meta_graph_suffix="meta"):
     """Deletes the files of a checkpoint (index, data, meta graph); missing ones are skipped."""
     paths = [index_filename(checkpoint_prefix), meta_graph_filename(checkpoint_prefix, meta_graph_suffix)]
-    paths += glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????")
+    directory, base = os.path.split(checkpoint_prefix)
+    data = re.compile(re.escape(base) + r"\.data-.{5}-of-.{5}$")
+    try:
+        paths += [os.path.join(directory, f) for f in os.listdir(directory or ".") if data.match(f)]
+    except FileNotFoundError:
+        pass
     for p in paths:
         try:
             os.remove(p)

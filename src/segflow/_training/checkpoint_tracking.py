@@ -23,11 +23,10 @@ Deliberate difference from TF: objects are matched to checkpoint values by these
 the topology of a stored object graph (the same thing unless the model's structure changed).
 """
 import collections
-import json
+import sys
 
 from segflow._core import mode as context
 from segflow._core.graph import get_default_graph
-from segflow._ops.dense_layer import Dense
 from segflow._ops.module import Module
 from segflow._ops.partitioned_variables import PartitionedVariable
 from segflow._training.checkpoint_values import Saveable, is_variable, variable_key
@@ -46,6 +45,13 @@ def escape(name):
     return str(name).replace(".", "..").replace("/", ".S")
 
 
+def _layer_types():
+    """TF1 layers tracked like modules (Dense); none can exist before their module is imported,
+    which `import segflow` does not do."""
+    mod = sys.modules.get("segflow._ops.dense_layer")
+    return (mod.Dense,) if mod is not None else ()
+
+
 def is_leaf(x):
     return is_variable(x) or isinstance(x, PartitionedVariable)
 
@@ -55,7 +61,7 @@ def is_trackable(x):
     container, or an object with `_trackable_children`)."""
     if isinstance(x, type):
         return False
-    return (is_leaf(x) or isinstance(x, (Module, Dense, Optimizer, list, tuple, dict))
+    return (is_leaf(x) or isinstance(x, (Module, Optimizer, list, tuple, dict) + _layer_types())
             or callable(getattr(x, "_trackable_children", None)) or hasattr(x, "_checkpoint_children"))
 
 
@@ -88,7 +94,7 @@ def children(obj):
         return [(str(k), v) for k, v in obj.items() if _reaches_trackable(v)]
     if isinstance(obj, (list, tuple)):
         return [(str(i), v) for i, v in enumerate(obj) if _reaches_trackable(v)]
-    if isinstance(obj, (Module, Dense)):
+    if isinstance(obj, (Module,) + _layer_types()):
         skip = Module._TF_MODULE_IGNORED_PROPERTIES | _MODULE_INTERNAL
         return [(k, v) for k, v in vars(obj).items() if k not in skip and _reaches_trackable(v)]
     return []
@@ -156,6 +162,7 @@ class ObjectGraph:
 def name_to_key_map(reader):
     """{variable name: checkpoint key} from an object-based checkpoint's description (names that
     several keys share are left out), or {} for a name-based checkpoint."""
+    import json
     if not reader.has_tensor(OBJECT_GRAPH_KEY):
         return {}
     try:
