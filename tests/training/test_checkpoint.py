@@ -277,3 +277,20 @@ def test_saver_restores_an_object_based_checkpoint_by_variable_name(tmp_path):
     sf.train.Saver([other.w, other.sub.k]).restore(None, path)
     np.testing.assert_array_equal(other.w.numpy(), net.w.numpy())
     np.testing.assert_array_equal(other.sub.k.numpy(), net.sub.k.numpy())
+
+
+def test_checkpoint_manager_in_graph_mode_uses_the_default_session(tmp_path):
+    with sf.Graph().as_default():
+        v = sf.Variable([1.5], name="v")
+        ckpt = sf.train.Checkpoint(v=v)
+        manager = sf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1)
+        sess = tf1.Session()            # not the default session until `as_default()`
+        sess.run(v.initializer)
+        with pytest.raises(RuntimeError, match="no default session"):
+            manager.save()
+        with sess.as_default():
+            first, second = manager.save(), manager.save()
+        sess.close()
+        assert (first, second) == (str(tmp_path / "ckpt-1"), str(tmp_path / "ckpt-2"))
+        assert manager.checkpoints == [second] and not sf.train.checkpoint_exists(first)
+    np.testing.assert_array_equal(sf.train.load_variable(second, "v/.ATTRIBUTES/VARIABLE_VALUE"), [1.5])

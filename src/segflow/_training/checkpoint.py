@@ -33,10 +33,11 @@ from segflow._ops import variables as variables_lib
 from segflow._training import checkpoint_format, checkpoint_state, checkpoint_values
 from segflow._training.checkpoint_tracking import OBJECT_GRAPH_KEY, ObjectGraph, is_trackable, split_slot_key
 
-__all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus"]
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "session_or_default"]
 
 
-def _session(session, what):
+def session_or_default(session, what):
+    """None eagerly; in graph mode `session` or the default session (RuntimeError without one)."""
     if context.executing_eagerly():
         return None
     session = session or get_default_session()
@@ -63,6 +64,7 @@ class Checkpoint:
         object.__setattr__(self, "_save_counter", None)
         object.__setattr__(self, "_save_counter_graph", None)
         object.__setattr__(self, "_restore_ops", {})
+        object.__setattr__(self, "_counter_ops", None)
         if root is not None and not is_trackable(root):
             raise ValueError(f"`Checkpoint` was expecting root to be a trackable object (an object derived from "
                              f"`Trackable`), got {root!r}.")
@@ -110,12 +112,21 @@ class Checkpoint:
             object.__setattr__(self, "_save_counter_graph", graph)
         return counter
 
-    def _counter_for_session(self, session):
-        fresh = self._current_counter() is None
+    def _count_save(self, session):
+        """Adds one to the save counter (in `session` in graph mode, initializing it there first if
+        needed; the graph's ops are built once) and returns the new count."""
         counter = self.save_counter
-        if session is not None and fresh:
+        if session is None:
+            counter.assign_add(1)
+            return int(counter.numpy())
+        ops = self._counter_ops
+        if ops is None or ops[0] is not counter:
+            with counter.graph.as_default(), control_dependencies(None):
+                ops = (counter, counter.is_initialized(), counter.assign_add(1))
+            object.__setattr__(self, "_counter_ops", ops)
+        if not session.run(ops[1]):
             session.run(counter.initializer)
-        return counter
+        return int(session.run(ops[2]))
 
     # -- saving
     def write(self, file_prefix, session=None, options=None):
@@ -125,7 +136,7 @@ class Checkpoint:
           The prefix written.
         """
         import json     # on first use: `import segflow` stays cheap
-        session = _session(session, "save checkpoint")
+        session = session_or_default(session, "save checkpoint")
         graph = ObjectGraph(self)
         saveables = graph.saveables()
         values = checkpoint_values.read_values(list(saveables.values()), session)
@@ -141,13 +152,8 @@ class Checkpoint:
         Returns:
           The checkpoint's prefix.
         """
-        session = _session(session, "save checkpoint")
-        counter = self._counter_for_session(session)
-        if session is None:
-            counter.assign_add(1)
-            number = int(counter.numpy())
-        else:
-            number = int(session.run(counter.assign_add(1)))
+        session = session_or_default(session, "save checkpoint")
+        number = self._count_save(session)
         file_prefix = os.fspath(file_prefix)
         path = self.write(f"{file_prefix}-{number}", session=session)
         checkpoint_state.update_checkpoint_state_internal(os.path.dirname(file_prefix), path, [path],
@@ -271,13 +277,14 @@ class CheckpointLoadStatus:
         """Graph mode: assigns the restored values in `session` (default session). Eagerly a no-op."""
         if context.executing_eagerly() or not self._pairs:
             return
-        checkpoint_values.assign_values(self._pairs, _session(session, "restore"), self._checkpoint._restore_ops)
+        checkpoint_values.assign_values(self._pairs, session_or_default(session, "restore"),
+                                        self._checkpoint._restore_ops)
 
     def initialize_or_restore(self, session=None):
         """Graph mode: restores the matched variables and initializes the others."""
         if context.executing_eagerly():
             return
-        session = _session(session, "restore")
+        session = session_or_default(session, "restore")
         self.run_restore_ops(session)
         restored = {id(v) for v, _ in self._pairs}
         _initialize(self._checkpoint, session, skip=restored)
@@ -317,7 +324,7 @@ class InitializationOnlyStatus:
 
     def initialize_or_restore(self, session=None):
         if not context.executing_eagerly():
-            _initialize(self._checkpoint, _session(session, "initialize"))
+            _initialize(self._checkpoint, session_or_default(session, "initialize"))
 
 
 def _name_based_restore(checkpoint, reader):

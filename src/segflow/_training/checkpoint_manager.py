@@ -13,8 +13,8 @@ import time
 import numpy as np
 
 from segflow._core import mode as context
-from segflow._core.mode import get_default_session
 from segflow._training import checkpoint_state
+from segflow._training.checkpoint import session_or_default
 
 __all__ = ["CheckpointManager"]
 
@@ -24,7 +24,7 @@ def _evaluate(value, session):
         return int(value)
     if context.executing_eagerly() or not getattr(value, "_in_graph", True):
         return int(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
-    return int((session or get_default_session()).run(value))
+    return int(session.run(value))
 
 
 class CheckpointManager:
@@ -99,7 +99,7 @@ class CheckpointManager:
         Returns:
           Its prefix; None when `checkpoint_interval` says it is too early.
         """
-        session = None if context.executing_eagerly() else get_default_session()
+        session = session_or_default(None, "save checkpoint")
         if self._checkpoint_interval is not None:
             step = _evaluate(self._step_counter, session)
             if self._last_checkpoint_step is not None:
@@ -108,12 +108,7 @@ class CheckpointManager:
                 if check_interval and step < self._last_checkpoint_step + self._checkpoint_interval:
                     return None
             self._last_checkpoint_step = step
-        counter = self._checkpoint._counter_for_session(session)
-        if session is None:
-            counter.assign_add(1)
-            number = int(counter.numpy())
-        else:
-            number = int(session.run(counter.assign_add(1)))
+        number = self._checkpoint._count_save(session)
         if checkpoint_number is not None:
             number = _evaluate(checkpoint_number, session)
         os.makedirs(self._directory, exist_ok=True)

@@ -9,9 +9,9 @@ Each variable is saved under its op name ("dense/kernel"), or under the key of a
 restores into any partitioning. Eagerly a `var_list` is required, as in TF2. The files are
 described in checkpoint_format.py; the `checkpoint` state file in checkpoint_state.py.
 
-A Checkpoint-written (object-based) checkpoint restores too: a name it lacks is looked up in the
-variable names it records. A restore checks every name, dtype and shape (and reads every value) before it assigns anything:
-a failed restore leaves every variable as it was.
+A Checkpoint-written (object-based) checkpoint restores too: a name it lacks is looked up in
+the variable names it records. A restore checks every name, dtype and shape (and reads every
+value) before it assigns anything: a failed restore leaves every variable as it was.
 
 Differences from TF: no `.meta` file is written (segflow has no MetaGraphDef; `write_meta_graph`
 is accepted and ignored), and `sharded` writes the one data file a single device would; the files
@@ -227,11 +227,14 @@ def _by_object_keys(saveables, reader):
 
 
 def _as_int(step, sess):
+    """The global step as an int: a Python or NumPy int, an eager value, or a graph tensor or
+    variable evaluated in `sess`."""
     if isinstance(step, (int, np.integer)):
         return int(step)
-    if hasattr(step, "numpy") and (context.executing_eagerly() or not getattr(step, "_in_graph", True)):
-        try:
-            return int(step.numpy())
-        except NotImplementedError:
-            pass
+    try:
+        graph = getattr(step, "graph", None)
+    except (AttributeError, ValueError, RuntimeError):
+        graph = None
+    if graph is None or context.executing_eagerly():
+        return int(np.asarray(step.numpy() if hasattr(step, "numpy") else step))
     return int(sess.run(step))
