@@ -108,27 +108,29 @@ def write_bundle(prefix, tensors, dtype_names=None, meta=None):
     import json
     import zlib
     uid = os.urandom(16)
-    entries = {}
-    chunks = [_MAGIC, uid]
-    offset = _HEADER
-    for name in sorted(tensors):
-        dtype_name, shape, raw = _encode(name, tensors[name], (dtype_names or {}).get(name))
-        pad = (-offset) % _ALIGN
-        if pad:
-            chunks.append(b"\0" * pad)
-            offset += pad
-        entries[name] = {"dtype": dtype_name, "shape": shape, "offset": offset, "size": len(raw),
-                         "crc32": zlib.crc32(raw)}
-        chunks.append(raw)
-        offset += len(raw)
-    index = {"format": FORMAT, "version": VERSION, "uuid": uid.hex(), "byte_order": sys.byteorder,
-             "data_size": offset, "tensors": entries}
-    if meta:
-        index["meta"] = meta
     tmp = f".tmp-{uid.hex()[:12]}"
     data_tmp, index_tmp = data_filename(prefix) + tmp, index_filename(prefix) + tmp
     try:
-        _fsync_write(data_tmp, chunks)
+        entries = {}
+        with open(data_tmp, "wb") as f:      # one tensor's bytes in memory at a time
+            f.write(_MAGIC + uid)
+            offset = _HEADER
+            for name in sorted(tensors):
+                dtype_name, shape, raw = _encode(name, tensors[name], (dtype_names or {}).get(name))
+                pad = (-offset) % _ALIGN
+                f.write(b"\0" * pad)
+                offset += pad
+                entries[name] = {"dtype": dtype_name, "shape": shape, "offset": offset, "size": len(raw),
+                                 "crc32": zlib.crc32(raw)}
+                f.write(raw)
+                offset += len(raw)
+                del raw
+            f.flush()
+            os.fsync(f.fileno())
+        index = {"format": FORMAT, "version": VERSION, "uuid": uid.hex(), "byte_order": sys.byteorder,
+                 "data_size": offset, "tensors": entries}
+        if meta:
+            index["meta"] = meta
         _fsync_write(index_tmp, [json.dumps(index, sort_keys=True).encode("utf-8")])
         if os.path.exists(index_filename(prefix)):
             os.remove(index_filename(prefix))
