@@ -6,7 +6,7 @@ objects given to it, keyed by their path (checkpoint_tracking.py).
     ckpt.restore(sf.train.latest_checkpoint("/ckpt")).assert_consumed()
 
 Restoring checks every matched value (dtype, shape, data) before assigning any; a failed restore
-changes nothing. Optimizer slots (and non-slot variables such as Adam's beta powers) that the
+changes no variable's value (optimizer slots it made, below, keep their initial values). Optimizer slots (and non-slot variables such as Adam's beta powers) that the
 checkpoint holds but the optimizer has not made yet are made at restore time, by the optimizer's
 own `_create_slots`, and restored: the next step continues exactly where the saved run stopped.
 
