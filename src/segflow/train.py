@@ -8,8 +8,21 @@ from segflow._training.adam import AdamOptimizer, LazyAdamOptimizer
 from segflow._training.nadam import LazyNadamOptimizer, NadamOptimizer
 from segflow._training.ftrl import FtrlOptimizer
 from segflow._training.training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
+# checkpoints (Saver, Checkpoint, CheckpointManager, readers)
+from segflow._training.saver import Saver
+from segflow._training.checkpoint import Checkpoint
+from segflow._training.checkpoint_manager import CheckpointManager
+from segflow._training.checkpoint_format import NewCheckpointReader
+from segflow._training.checkpoint_state import (checkpoint_exists, get_checkpoint_mtimes, get_checkpoint_state,
+                                                latest_checkpoint, list_variables, load_checkpoint, load_variable,
+                                                remove_checkpoint, update_checkpoint_state)
 
 __all__ = ["AdagradOptimizer", "AdamOptimizer", "FtrlOptimizer", "GradientDescentOptimizer",
            "LazyAdamOptimizer", "LazyNadamOptimizer", "MomentumOptimizer", "NadamOptimizer", "Optimizer",
            "RMSPropOptimizer", "create_global_step", "get_global_step", "get_or_create_global_step",
-           "global_step"]
+           "global_step",
+           # checkpoints
+           "Checkpoint", "CheckpointManager", "NewCheckpointReader", "Saver", "checkpoint_exists",
+           "get_checkpoint_mtimes", "get_checkpoint_state", "latest_checkpoint", "list_variables",
+           "load_checkpoint", "load_variable", "remove_checkpoint", "update_checkpoint_state",
+           ]
