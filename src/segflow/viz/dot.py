@@ -1,7 +1,4 @@
 """Graphviz output: `to_dot` (DOT text, needs nothing) and `to_svg` (runs Graphviz's `dot`)."""
-import shutil
-import subprocess
-
 from segflow.viz.model import picture
 from segflow.viz.style import COLORS
 
@@ -73,6 +70,8 @@ def to_svg(target, *args, group_scopes=False, title=None, timeout=60):
     Raises:
       RuntimeError: `dot` is not installed (the message says how to install it), or it failed.
     """
+    import shutil        # stdlib modules `import segflow` need not pay for
+    import subprocess
     text = to_dot(target, *args, group_scopes=group_scopes, title=title)
     exe = shutil.which("dot")
     if exe is None:

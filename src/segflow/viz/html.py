@@ -5,7 +5,6 @@ Also installs `hooks.graph_html`, through which `Graph._repr_html_` (and a Concr
 the picture inline in a notebook.
 """
 import html
-import json
 
 from segflow._core.registry import hooks
 from segflow.viz.layout import layout
@@ -22,7 +21,7 @@ _SCOPE_CHARS = 36
 def _lines(node):
     """(scope line or "", name line, type line) of a node's label."""
     name = node.name
-    if node.kind in ("scope", "slices") or "/" not in name:
+    if node.kind == "slices" or name.endswith("/") or "/" not in name:   # a scope group: its name whole
         scope, base = "", name
     else:
         scope, base = name.rsplit("/", 1)
@@ -250,12 +249,13 @@ def _page(pic):
     counts = {}
     for n in pic.nodes:
         counts[n.kind] = counts.get(n.kind, 0) + 1
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    words = {"forward": "forward ops", "backward": "backward ops", "scope": "name scopes",
+             "slices": "IndexedSlices"}
+    summary = ", ".join(f"{counts[k]} {words[k]}" for k in words if k in counts)
     css = _CSS.replace("SLICES", COLORS["slices"][1])
-    meta = json.dumps({"title": pic.title, "nodes": len(pic.nodes), "edges": len(pic.edges)})
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{esc(pic.title)} \u2014 segflow graph</title><style>{css}</style>"
-            f'<script type="application/json" id="sfviz-meta">{esc(meta, quote=False)}</script></head><body>'
+            "</head><body>"
             f'<div id="bar"><h1>{esc(pic.title)}</h1><span>{esc(summary)}</span>{keys}'
             '<span class="key"><svg width="30" height="8"><line x1="0" y1="4" x2="30" y2="4" '
             f'stroke="{COLORS["slices"][1]}" stroke-dasharray="6,4" stroke-width="1.6"/></svg>IndexedSlices part</span>'

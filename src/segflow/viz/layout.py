@@ -22,11 +22,14 @@ class Layout:
         self.x, self.y, self.width, self.height, self.routes, self.layers = x, y, width, height, routes, layers
 
 
-def layout(sizes, edges, order=None, node_gap=28.0, layer_gap=56.0, margin=24.0, sweeps=6):
+def layout(sizes, edges, order=None, node_gap=28.0, layer_gap=56.0, margin=24.0, sweeps=6,
+           max_dummies=3000):
     """Lays out nodes of `sizes[i] = (w, h)` joined by `edges[k] = (src, dst)`.
 
     `order[i]` sorts the nodes (default: their index); an edge from a later to an earlier node is
-    drawn reversed. Returns a `Layout`.
+    drawn reversed. Long edges get a dummy node per layer they cross, shortest edges first, up to
+    `max_dummies` in all (this bounds the time a large graph takes); longer ones are drawn straight
+    from source to destination. Returns a `Layout`.
     """
     n = len(sizes)
     order = list(range(n)) if order is None else list(order)
@@ -65,9 +68,13 @@ def layout(sizes, edges, order=None, node_gap=28.0, layer_gap=56.0, margin=24.0,
     chains = {}                         # edge index -> the nodes it passes through, top to bottom
     up = [list() for _ in range(n)]     # adjacency with dummies: up[v] = nodes above joined to v
     down = [list() for _ in range(n)]
-    for u, v, k, rev in pairs:
+    allowance = max_dummies
+    for u, v, k, rev in sorted(pairs, key=lambda p: (lay[p[1]] - lay[p[0]], p[2])):
         chain = [u]
-        for level in range(lay[u] + 1, lay[v]):
+        need = lay[v] - lay[u] - 1
+        levels = range(lay[u] + 1, lay[v]) if need <= allowance else ()
+        allowance -= len(levels)
+        for level in levels:
             d = len(widths)
             widths.append(_DUMMY_WIDTH)
             heights.append(0.0)
