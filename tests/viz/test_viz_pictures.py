@@ -400,3 +400,26 @@ def test_place_is_least_squares_under_spacing():
     xs = layout_lib._place([0, 1, 2], [0.0, 500.0, 1000.0], [10.0, 10.0, 10.0], 5.0)
     assert xs == pytest.approx([0.0, 500.0, 1000.0])
 
+
+
+def test_control_edges_and_empty_graph():
+    g = sf.Graph()
+    assert parse_dot(sf.viz.to_dot(g)) == ({}, [])
+    assert parse_page(sf.viz.to_html(g)).nodes == []
+    with g.as_default():
+        a = sf.constant(1.0, name="a")
+        with sf.control_dependencies([a.op]):
+            b = sf.constant(2.0, name="b")
+    nodes, edges = parse_dot(sf.viz.to_dot(g))
+    assert [(nodes[s]["label"], nodes[d]["label"], e["style"]) for s, d, e in edges] == \
+        [("a\nConst", "b\nConst", "dotted")]
+    assert [e["data-kind"] for e in parse_page(sf.viz.to_html(b)).edges] == ["control"]
+
+
+def test_notebook_picture_of_a_large_graph_collapses_scopes(model, monkeypatch):
+    from segflow.viz import html as html_lib
+    g, _, _ = model
+    monkeypatch.setattr(html_lib, "_NOTEBOOK_MAX_OPS", 10)
+    page = parse_page(g._repr_html_())
+    assert {"gradients/", "model/"} <= {n["data-name"] for n in page.nodes}
+    assert "name scopes collapsed" in g._repr_html_()

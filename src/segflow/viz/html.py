@@ -285,17 +285,27 @@ def save_html(path, target, *args, group_scopes=False, title=None):
     return path
 
 
+_NOTEBOOK_MAX_OPS = 400
+
+
 def _notebook_html(target):
-    """A notebook's inline picture: the SVG alone, scrollable (a notebook cell runs no page script)."""
+    """A notebook's inline picture: the SVG alone, scrollable (a notebook cell runs no page script);
+    a graph of more than 400 ops is drawn with its name scopes collapsed."""
     pic = picture(target)
-    svg, lay = _svg(pic)
+    note = ""
+    ops = sum(1 for n in pic.nodes if n.kind != "slices")
+    if ops > _NOTEBOOK_MAX_OPS:
+        pic = picture(target, group_scopes=True)
+        note = (f'<div style="font:12px sans-serif;color:#555">{ops} ops: name scopes collapsed; '
+                "sf.viz.to_html(...) draws every op</div>")
+    svg, _ = _svg(pic)
     slices = COLORS["slices"][1]
     rules = (".sfviz-inline .edge { fill: none; stroke: #555; stroke-width: 1.2; } "
              ".sfviz-inline .edge.control { stroke: #999; stroke-dasharray: 2,3; } "
              f".sfviz-inline .edge.slices {{ stroke: {slices}; stroke-dasharray: 6,4; stroke-width: 1.6; }} "
              f".sfviz-inline .edge-label {{ font-size: 9.5px; fill: {slices}; }}")
     return (f'<div class="sfviz-inline" style="max-height:560px;overflow:auto;border:1px solid #ddd">'
-            f"<style>{rules}</style>{svg}</div>")
+            f"<style>{rules}</style>{note}{svg}</div>")
 
 
 hooks.graph_html = _notebook_html
