@@ -13,7 +13,7 @@ sys.path.insert(0, str(HERE))
 import segflow as sf  # noqa: E402
 
 from chromium import find_or_install, run  # noqa: E402
-from conftest import build_model  # noqa: E402
+from vizhelp import build_model  # noqa: E402
 
 
 def main(out=HERE.parents[1] / "docs" / "img" / "viz_graph.png"):

@@ -10,7 +10,7 @@ import pytest
 import segflow as sf
 from segflow.framework import ops
 
-from conftest import build_model
+from vizhelp import build_model
 
 v1 = sf.compat.v1
 

@@ -12,8 +12,7 @@ import pytest
 import segflow as sf
 
 from chromium import find_or_install, run
-from conftest import build_model
-from test_viz_pictures import parse_page
+from vizhelp import build_model, parse_page
 
 
 @pytest.fixture(scope="module")

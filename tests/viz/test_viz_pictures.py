@@ -1,8 +1,6 @@
 """sf.viz: DOT and HTML name every node and op type, backward ops are coloured apart, IndexedSlices
 edges are marked, traced functions are pictured, scopes collapse, and the layout never overlaps."""
-import html.parser
 import random
-import re
 import shutil
 
 import numpy as np
@@ -12,83 +10,9 @@ import segflow as sf
 from segflow.viz import layout as layout_lib
 from segflow.viz.style import COLORS
 
-from conftest import build_model
+from vizhelp import build_model, parse_dot, parse_page
 
 v1 = sf.compat.v1
-
-
-# ----------------------------------------------------------------------------------------------
-# parsers of the two outputs
-
-_ATTR = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
-
-
-def _unquote(s):
-    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), s)
-
-
-def parse_dot(text):
-    """({node id: attrs}, [(src, dst, attrs)]) of `to_dot`'s output."""
-    assert text.startswith("digraph ") and text.rstrip().endswith("}")
-    nodes, edges = {}, []
-    for line in text.splitlines():
-        m = re.match(r"\s*(n\d+) -> (n\d+) \[(.*)\];$", line)
-        if m:
-            edges.append((m.group(1), m.group(2), {k: _unquote(v) for k, v in _ATTR.findall(m.group(3))}))
-            continue
-        m = re.match(r"\s*(n\d+) \[(.*)\];$", line)
-        if m:
-            nodes[m.group(1)] = {k: _unquote(v) for k, v in _ATTR.findall(m.group(2))}
-    return nodes, edges
-
-
-class _Page(html.parser.HTMLParser):
-    """Collects the node groups (their data-* attrs and texts) and edges of a page's SVG."""
-
-    def __init__(self):
-        super().__init__()
-        self.nodes, self.edges, self.labels, self.scripts = [], [], [], 0
-        self._node = None
-        self._text = None
-        self.external = []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        for key in ("src", "href"):
-            if key in a and not a[key].startswith("#") and not a[key].startswith("url(#"):
-                self.external.append(a[key])
-        if tag == "g" and "node" in a.get("class", "").split():
-            self._node = dict(a, texts={})
-            self.nodes.append(self._node)
-        elif tag == "text" and self._node is not None:
-            self._text = a.get("class")
-            self._node["texts"][self._text] = ""
-        elif tag == "text" and "edge-label" in a.get("class", ""):
-            self._text = "edge-label"
-            self.labels.append(dict(a, text=""))
-        elif tag == "path" and "edge" in a.get("class", "").split():
-            self.edges.append(a)
-        elif tag == "script":
-            self.scripts += 1
-
-    def handle_endtag(self, tag):
-        if tag == "text":
-            self._text = None
-        elif tag == "g" and self._node is not None and self._text is None:
-            # a node group holds no nested <g>: its end closes the node
-            self._node = None
-
-    def handle_data(self, data):
-        if self._text == "edge-label":
-            self.labels[-1]["text"] += data
-        elif self._text is not None and self._node is not None:
-            self._node["texts"][self._text] += data
-
-
-def parse_page(text):
-    p = _Page()
-    p.feed(text)
-    return p
 
 
 def _shown_name(node):
