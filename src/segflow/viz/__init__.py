@@ -6,7 +6,9 @@ self-contained HTML page laid out in Python.
     sf.viz.to_dot(grads)              # the ops the gradients depend on
 
 The backward ops `gradients()` built are drawn orange, forward ops blue; edges that carry the
-values, indices or dense_shape of an IndexedSlices are dashed and labelled. TensorFlow has no such
+values, indices or dense_shape of an IndexedSlices are dashed and labelled. For a large graph,
+`group_scopes=True` (or a depth) draws each name scope as one node. In a notebook a Graph or a
+ConcreteFunction shows its picture inline (`_repr_html_`). TensorFlow has no such
 module (it pictures graphs in TensorBoard); this one needs nothing installed except for `to_svg`.
 """
 from segflow.viz.dot import to_dot, to_svg
