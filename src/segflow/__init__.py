@@ -89,6 +89,10 @@ dtypes = _dtypes
 # The static namespace modules (faces over the op families): `from segflow.math import x` works too.
 from segflow import math, nn, random, train, sparse, linalg, ragged, debugging, compat  # noqa: E402,F401,A004
 from segflow import initializers  # noqa: E402,F401
+# viz (issue 15): pictures of graphs (sf.viz; cheap: pure Python, installs the _repr_html_ hook) and
+# gradient_coverage (which ops on a path lack a registered gradient)
+from segflow import viz  # noqa: E402,F401
+from segflow._ops.gradient_coverage import gradient_coverage  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

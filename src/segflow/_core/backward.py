@@ -22,7 +22,7 @@ from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
 from segflow._core import dtypes
 from segflow._core.registry import get_gradient_function, hooks
-from segflow._core.graph import colocate_with
+from segflow._core.graph import colocate_with, get_default_graph
 
 __all__ = ["backward", "graph_ops_between", "dense_targets", "check_unconnected", "aggregate", "call_grad_fn",
            "lookup_grad_fn", "is_backpropagatable", "AggregationMethod", "UnconnectedGradients",
@@ -215,6 +215,9 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
     """
     source_ids = {id(s) for s in sources}
     reach = set(source_ids) if reach is None else set(reach)
+    if build_scope is not None:   # viz (issue 15): the ops built from here on are backward ops
+        graph = get_default_graph()
+        first = len(graph._ops)
     useful = []
     add = reach.add
     for op in ops_in_order:        # forward: the ops a source's value flows into
@@ -296,24 +299,46 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
         for x, g in zip(inputs, in_grads):
             if g is None or id(x) not in reach or not is_backpropagatable(x):
                 continue
-            if build_scope is not None and isinstance(g, Tensor) and g.dtype != x.dtype and x.dtype.is_floating:
-                raise errors.InvalidArgumentError(
-                    None, None, f"gradient of {op.type} '{op.name}' for input {x.name} has dtype "
-                    f"{g.dtype.name}, expected {x.dtype.name}")
+            if build_scope is not None:
+                if isinstance(g, Tensor) and g.dtype != x.dtype and x.dtype.is_floating:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"gradient of {op.type} '{op.name}' for input {x.name} has dtype "
+                        f"{g.dtype.name}, expected {x.dtype.name}")
+                if type(g) is IndexedSlices:
+                    graph._backward_slices.append(g)   # viz (issue 15)
             lst = get(id(x))
             if lst is None:
                 grads[id(x)] = [g]
             else:
                 lst.append(g)
     if colocate_aggregation is None:
-        return [aggregate(grads.get(id(s), ()), aggregation_method) for s in sources]
+        result = [aggregate(grads.get(id(s), ()), aggregation_method) for s in sources]
+        if build_scope is not None:
+            _note_backward(graph, first, targets, target_grads, result)
+        return result
     result = []
     for s in sources:
         lst = grads.get(id(s), [])
         k = seeded.get(id(s), 0) if len(lst) > 1 else 0
         result.append(graph_aggregate(lst[:k] + lst[k:][::-1], aggregation_method,
                                       getattr(s, "op", None), colocate_aggregation))
+    if build_scope is not None:
+        _note_backward(graph, first, targets, target_grads, result)
     return result
+
+
+def _note_backward(graph, first, targets, seeds, result):
+    """viz (issue 15): records on `graph` the ops this walk built (gradient functions, sums), the
+    seeds made after the targets (gradients()' ones_like), and the IndexedSlices it returns, so that
+    segflow.viz can draw the backward part in its own colour; nothing reads these while running."""
+    ops = graph._backward_ops
+    ops.update(op._id for op in graph._ops[first:])
+    last = max((t.op._id for t in targets if getattr(t, "graph", None) is graph), default=None)
+    for s in seeds:
+        if isinstance(s, Tensor) and getattr(s, "graph", None) is graph and last is not None \
+                and s.op._id > last:
+            ops.add(s.op._id)
+    graph._backward_slices.extend(g for g in result if type(g) is IndexedSlices)
 
 
 def _call(grad_fn, op, out_grads, build_scope):

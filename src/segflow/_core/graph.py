@@ -10,7 +10,7 @@ import warnings
 from segflow._core import mode as context
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.mode import _scope_state
-from segflow._core.registry import _OPS, _gradient_registry
+from segflow._core.registry import _OPS, _gradient_registry, hooks
 from segflow._core.graph_def import GraphDef
 from segflow._core.operation import Operation
 from segflow._core.tensor import EagerTensor, Tensor
@@ -90,6 +90,10 @@ class Graph:
         self.seed = None
         self._seed_offset = 0
         self._version = 0
+        # viz (issue 15): what the backward walk built in this graph (_core/backward records it), so
+        # a picture can colour the backward part: the ops' `_id`s, and the IndexedSlices it made.
+        self._backward_ops = set()
+        self._backward_slices = []
 
     # -- default graph
     @contextlib.contextmanager
@@ -306,6 +310,10 @@ class Graph:
                     warnings.warn(f"gradient_override_map entry '{key}' -> '{op_type_map[key]}' was never used: "
                                   f"no op of type '{key}' was created in the block", stacklevel=3)
             self._gradient_override_map = saved
+
+    def _repr_html_(self):
+        # viz (issue 15): the graph's picture in a notebook; segflow.viz installs the hook.
+        return hooks.graph_html(self)
 
     # -- collections
     def add_to_collection(self, name, value):

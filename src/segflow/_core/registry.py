@@ -231,9 +231,11 @@ def regroup_inputs(opdef, flat, input_counts):
 class _Hooks:
     """`hooks.constant` (_ops/constant), `hooks.cast` (_ops/cast), `hooks.zeros_like` (_ops/shape),
     `hooks.add` (_ops/elementwise), `hooks.add_n` (_ops/reduce), `hooks.concat` (_ops/join),
-    `hooks.densify` (IndexedSlices -> Tensor, _ops/segment)."""
+    `hooks.densify` (IndexedSlices -> Tensor, _ops/segment), `hooks.graph_html` (a graph's HTML
+    picture for `_repr_html_`, segflow/viz)."""
 
-    __slots__ = ("constant", "cast", "zeros_like", "add", "add_n", "concat", "densify")
+    __slots__ = ("constant", "cast", "zeros_like", "add", "add_n", "concat", "densify",
+                 "graph_html")  # graph_html: viz (issue 15)
 
     def __getattr__(self, name):
         raise RuntimeError(f"segflow's core needs op '{name}', which no op module installed: "

@@ -25,7 +25,7 @@ from segflow._core.apply import _EAGER_RESOURCES, apply_op
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
-from segflow._core.registry import RegisterGradient, TensorSpec as _OutSpec, register_op
+from segflow._core.registry import RegisterGradient, TensorSpec as _OutSpec, hooks, register_op
 from segflow._core.session import execute_plan, make_plan
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._ops import shape as shape_ops
@@ -101,6 +101,10 @@ class ConcreteFunction:
                 plan = make_plan(self.outputs + list(extra), self._stateful, self.inputs)
                 self._plans[key] = plan
         return plan
+
+    def _repr_html_(self):
+        # viz (issue 15): the traced graph's picture in a notebook; segflow.viz installs the hook.
+        return hooks.graph_html(self)
 
     # -- calling
     def __call__(self, *args, **kwargs):
