@@ -20,7 +20,8 @@ import pytest
 
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "segflow"
 
-LAYERS = {"kernels": 0, "util": 0, "_core": 1, "_ops": 2, "_training": 3, "models": 4, "dask": 4}
+LAYERS = {"kernels": 0, "util": 0, "_core": 1, "_ops": 2, "_training": 3, "models": 4, "dask": 4,
+          "_platform": 0}     # _platform: app / flags / logging, on the standard library (and absl, lazily)
 FACES = ("framework", "ops", "eager", "client", "training", "layers", "debug", "module", "contrib")
 FACE_LAYER = 5
 TOP_LAYER = 6

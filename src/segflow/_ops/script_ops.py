@@ -23,12 +23,11 @@ As in TF 2.21:
 
 Deliberate differences: an EagerPyFunc whose function returns more values than `Tout` names is an
 error (TF drops the extra ones when `Tout` is one dtype); the function's gradient w.r.t. an integer
-input is None (TF fails); eager gradients are first order only (as in TF); `inp` must be a list or
-tuple (TF iterates any iterable, a tensor's rows included).
+input is None (TF fails); EagerPyFunc has gradients of any order (TF's are first order); `inp` must
+be a list or tuple (TF iterates any iterable, a tensor's rows included).
 """
 import itertools
 import sys
-import traceback
 
 import numpy as np
 
@@ -74,6 +73,7 @@ def _prefixed(op_type, state, message):
 
 
 def _raised(op_type, state, exc):
+    import traceback
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     message = f"{type(exc).__name__}: {exc}\n{text}"
     return _error_class(exc)(None, None, _prefixed(op_type, state, message))
@@ -346,8 +346,9 @@ def eager_py_func(func=None, inp=None, Tout=None, name=None):
     Returns:
       A tensor (`Tout` one dtype) or a list of tensors (`Tout` a list; in a graph an empty list
       gives the Operation). With `func=None`: a decorator.
-    Gradients: w.r.t. the float inputs, by differentiating `func` with a GradientTape (first order
-    eagerly; in a graph the backward op runs `func` again).
+    Gradients: w.r.t. the float and complex inputs, by differentiating `func` with a GradientTape
+    (eagerly the forward run's; in a graph, or to differentiate again, the backward op runs `func`
+    again).
     """
     decorator = _decorator(eager_py_func, "sf.py_function", func, inp, Tout, name=name)
     if decorator is not None:

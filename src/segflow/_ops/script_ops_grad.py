@@ -2,9 +2,12 @@
 NotDifferentiable; `gradient_override_map({"PyFunc": "MyGrad"})` gives one), EagerPyFunc
 differentiates its function with a GradientTape.
 
-Eagerly the tape the forward run recorded answers (no second run, as in TF); in a graph the
-gradient is a second EagerPyFunc whose function runs the forward function again under a tape, on
-the forward inputs and the incoming gradients. Only float and complex inputs get a gradient."""
+Eagerly the tape the forward run recorded answers (no second run, as in TF). In a graph, and
+eagerly when a tape watching the op's inputs records the gradient (to differentiate it again),
+the gradient is a second EagerPyFunc whose function runs the forward function again under a tape,
+on the forward inputs and the incoming gradients; so gradients of any order work (TF's are first
+order). Only float and complex inputs get a gradient."""
+from segflow._core import tape as tape_lib
 from segflow._core.apply import ExecState, apply_op
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
@@ -45,6 +48,14 @@ class _Backward:
         return f"<gradient of {self.forward!r}>"
 
 
+def _watched(tensors):
+    """Whether a tape recording now watches one of `tensors`: the gradient being computed may be
+    differentiated again, so it must be built from ops on them (the backward op), not read off
+    the forward run's private tape."""
+    tapes = tape_lib._tape_state.tapes if tape_lib.could_record() else ()
+    return any(tape.is_watched(t) for tape in tapes for t in tensors)
+
+
 def _dense(g):
     return convert_to_tensor(g) if isinstance(g, IndexedSlices) else g
 
@@ -58,7 +69,7 @@ def _eager_py_func_grad(op, *grads):
     if not wanted or not live:
         return result
     dys = [_dense(grads[k]) for k in live]
-    if op.graph is None and func.recorded is not None:
+    if op.graph is None and func.recorded is not None and not _watched(op.inputs):
         tape, args, outs = func.recorded
         got = tape.gradient([outs[k] for k in live], [args[i] for i in wanted], output_gradients=dys)
         for i, g in zip(wanted, got):
