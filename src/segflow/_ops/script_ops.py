@@ -119,12 +119,13 @@ def _numpy_output(value, i, token, dtype, op_type, state):
 
 def _numpy_kernel(op_type):
     def kernel(state, inputs, token, Tin, Tout, func):
-        args = [np.array(a) for a in inputs]    # copies: the function may write into its arguments
+        # copies (the function may write into its arguments); a scalar as a NumPy scalar, as TF passes it
+        args = [a[()] if a.ndim == 0 else a for a in (np.array(x) for x in inputs)]
         try:
             ret = func(*args)
         except Exception as exc:  # noqa: BLE001 - every exception becomes an op error, as in TF
             raise _raised(op_type, state, exc) from exc
-        values = _values(ret) if Tout else []
+        values = _values(ret)
         if len(values) != len(Tout):
             raise _count_error(op_type, state, token, len(values), len(Tout))
         return [_numpy_output(v, i, token, dt, op_type, state) for i, (v, dt) in enumerate(zip(values, Tout))]
