@@ -27,7 +27,6 @@ input is None (TF fails); EagerPyFunc has gradients of any order (TF's are first
 be a list or tuple (TF iterates any iterable, a tensor's rows included).
 """
 import itertools
-import sys
 
 import numpy as np
 
@@ -173,11 +172,9 @@ class EagerFunc:
         """Runs the function on eager tensors `args`; its outputs converted to `Tout` (EagerTensors)."""
         try:
             values = _values(self.func(*args))
-        except errors.OpError:
-            if self.is_grad_func:     # the forward function's own error, reported already
-                raise
-            raise _raised("EagerPyFunc", state, sys.exc_info()[1]) from sys.exc_info()[1]
         except Exception as exc:  # noqa: BLE001 - every exception becomes an op error, as in TF
+            if self.is_grad_func and isinstance(exc, errors.OpError):
+                raise       # the forward function's, reported already (the gradient reruns it)
             raise _raised("EagerPyFunc", state, exc) from exc
         if len(values) != len(self.Tout):
             raise _count_error("EagerPyFunc", state, token, len(values), len(self.Tout))
