@@ -7,7 +7,8 @@ As in TF: the first `get_logger()` adds a stderr handler to the logger when the 
 none (stdout, and level INFO, in an interactive session); records propagate to the root logger;
 the levels are the standard library's (`DEBUG` 10 ... `FATAL` 50); `fatal` logs at FATAL and does
 not exit; `vlog(level, ...)` logs at `level`; `log_every_n` / `log_first_n` count per call site.
-Records name the caller's file and line, not this module's.
+Records name the caller's file and line, not this module's. `logging` itself is imported by the
+first `get_logger()` (or log call), so `import segflow` does not load it.
 
 Deliberate differences: `flush()` flushes the logger's handlers (TF raises NotImplementedError),
 and `WARNING` is exported beside TF's `WARN` (the same level).
