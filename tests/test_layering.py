@@ -22,6 +22,7 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "segflow"
 
 LAYERS = {"kernels": 0, "util": 0, "_core": 1, "_ops": 2, "_training": 3, "models": 4, "dask": 4,
           "viz": 4,   # viz (issue 15): pictures of graphs, built on _ops (tracing) and _core
+          "_platform": 0,     # _platform: app / flags / logging, on the standard library (and absl, lazily)
           "_cli": 6}   # the command line sits with the flat API: it may use anything
 FACES = ("framework", "ops", "eager", "client", "training", "layers", "debug", "module", "contrib")
 FACE_LAYER = 5

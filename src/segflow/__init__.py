@@ -80,6 +80,10 @@ from segflow._ops.partitioned_variables import (  # noqa: F401
 # Gradient registrations come last: *_grad modules import several families.
 from segflow.ops import math_grad as _math_grad, array_grad as _array_grad  # noqa: F401
 from segflow._ops import nn_grad as _nn_grad  # noqa: F401
+# py_func / numpy_function / py_function; get_logger (issue 13 items 5 and 6)
+from segflow._ops.script_ops import numpy_function, py_function  # noqa: E402,F401
+from segflow._ops import script_ops_grad as _script_ops_grad  # noqa: E402,F401
+from segflow._platform.tf_logging import get_logger  # noqa: E402,F401
 
 newaxis = None
 enable_eager_execution = _context.enable_eager_execution

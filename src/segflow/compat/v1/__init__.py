@@ -114,10 +114,15 @@ from segflow._ops.variable_scope import (
 )
 from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_variable_partitioner,
                                                 variable_axis_size_partitioner)
+# py_func family; app / flags / logging (issue 13 items 5 and 6)
+from segflow._ops.script_ops import numpy_function, py_func, py_function
+from segflow._platform.tf_logging import get_logger
+from segflow.compat.v1 import app, flags, logging
 
 __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
            "disable_v2_tensorshape", "enable_v2_tensorshape", "get_static_value", "dimension_at_index",
            "dimension_value",
+           "app", "flags", "get_logger", "logging", "numpy_function", "py_func", "py_function",  # issue 13 items 5, 6
            "IndexedSlicesValue", "InteractiveSession", "NoGradient", "NotDifferentiable", "Operation",
            "RaggedTensor", "RefVariable", "RegisterGradient", "ResourceVariable", "Session", "SparseTensor", "Tensor",
            "TensorShape", "TensorSpec", "TopKV2Output", "UnconnectedGradients", "Variable",
