@@ -40,7 +40,7 @@ def find_or_install():
                       "Chromium or Chrome binary")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     start = time.monotonic()
-    cmd = ["apt-get", "install", "-y", "-q", "chromium"]
+    cmd = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"]   # recommends: fonts, desktop bits
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
     if done.returncode != 0:       # a fresh machine may have no package lists yet
         subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, timeout=600)
