@@ -41,7 +41,7 @@ def test_session_accepts_config_and_a_traced_run_fills_step_stats():
         x = v1.placeholder(sf.float32, [3], name="x")
         v = sf.Variable([1.0, 1.0, 1.0], name="v")
         y = sf.reduce_sum(x * v, name="y")
-        z = sf.math.exp(y, name="z")
+        sf.math.exp(y, name="z")     # built, never fetched: not traced
         config = v1.ConfigProto(allow_soft_placement=True, gpu_options=v1.GPUOptions(allow_growth=True))
         with v1.Session(graph=g, config=config) as sess:
             sess.run(v1.global_variables_initializer())

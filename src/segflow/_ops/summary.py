@@ -156,11 +156,10 @@ def write_plugin(tag, data, step, plugin):
     return _emit(tag, data, step, plugin)
 
 
-def _as_tensor(data, what):
+def _as_tensor(data):
+    """`data` (a tensor, variable, array or Python value, or a callable returning one) as a tensor."""
     if callable(data) and not isinstance(data, Tensor):
         data = data()
-    if hasattr(data, "_dense_var_to_tensor") or (not isinstance(data, Tensor) and hasattr(data, "read_value")):
-        return convert_to_tensor(data)
     return data if isinstance(data, Tensor) else convert_to_tensor(data)
 
 
@@ -184,7 +183,7 @@ def scalar(name, data, step=None, description=None):
     Raises:
       ValueError: `data` is not a scalar, or no step is given or set.
     """
-    data = _as_tensor(data, "data")
+    data = _as_tensor(data)
     _check_numeric(data, "scalar", "float")
     if data.shape.rank is not None and data.shape.rank != 0:
         raise ValueError(f"Expected scalar shape, saw shape: {data.shape}.")
@@ -198,7 +197,7 @@ def histogram(name, data, step=None, buckets=None, description=None):
     Returns:
       A bool tensor: whether it was written.
     """
-    data = _as_tensor(data, "data")
+    data = _as_tensor(data)
     _check_numeric(data, "histogram", "double")
     if buckets is not None:
         if isinstance(buckets, Tensor):
@@ -220,7 +219,7 @@ def text(name, data, step=None, description=None):
     Raises:
       TypeError: `data` is not a string tensor.
     """
-    data = _as_tensor(data, "data")
+    data = _as_tensor(data)
     if data.dtype != dtypes.string:
         raise TypeError(f"tensor must be of type tf.string; got tf.{data.dtype.name}")
     return _write(name, data, step, "text", description, default_name="text_summary")

@@ -164,8 +164,6 @@ def _v2_active():
 
 
 def _input(x):
-    if hasattr(x, "_dense_var_to_tensor") or (not isinstance(x, Tensor) and hasattr(x, "read_value")):
-        return convert_to_tensor(x)
     return x if isinstance(x, Tensor) else convert_to_tensor(x)
 
 
