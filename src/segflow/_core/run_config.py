@@ -226,7 +226,9 @@ def _label(op):
 
 def run_traced(execute, plan, feed_values, resources, run_metadata):
     """Runs `plan` through `execute(plan, feed_values, resources)` with each kernel timed, and adds
-    one DeviceStepStats (the CPU, a NodeExecStats per kernel run) to `run_metadata.step_stats`."""
+    one DeviceStepStats (the CPU, a NodeExecStats per kernel run) to `run_metadata.step_stats`.
+    Steps the plan folded when it was made (constants and what depends only on them) do not run,
+    so they are not listed."""
     records = []
     traced = copy.copy(plan)
     traced.steps = [(step[0], _timed(step[1], step[0], records)) + tuple(step[2:]) for step in plan.steps]

@@ -58,10 +58,9 @@ class summary_scope:  # noqa: N801 - TF's name
         self._scope = None
 
     def __enter__(self):
-        from_graph = get_default_graph()
         tag = _tag(self._name)
-        self._scope = from_graph.name_scope(_node_name(self._name, self._default)) \
-            if not context.executing_eagerly() else None
+        self._scope = None if context.executing_eagerly() else \
+            get_default_graph().name_scope(_node_name(self._name, self._default))
         scope = self._scope.__enter__() if self._scope is not None else (tag + "/")
         return tag, scope
 
