@@ -27,6 +27,8 @@ LAYERS = {"kernels": 0, "util": 0, "_core": 1, "_ops": 2, "_training": 3, "model
 FACES = ("framework", "ops", "eager", "client", "training", "layers", "debug", "module", "contrib")
 FACE_LAYER = 5
 TOP_LAYER = 6
+TOP_PACKAGES = ("compat",)
+TOP_PACKAGES += ("summary",)   # summary: sf.summary is a flat-API package, like sf.compat
 
 # Imports inside functions, each with the reason it cannot sit at module level:
 # (module, imported module) -> reason.
@@ -50,7 +52,7 @@ MODULES = _modules()
 
 def _layer(module):
     parts = module.split(".")
-    if len(parts) == 1 or parts[1] in ("compat",) or (len(parts) == 2 and parts[1] + ".py" in
+    if len(parts) == 1 or parts[1] in TOP_PACKAGES or (len(parts) == 2 and parts[1] + ".py" in
                                                        {p.name for p in SRC.glob("*.py")}):
         return TOP_LAYER
     if parts[1] in LAYERS:

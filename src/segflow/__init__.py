@@ -97,6 +97,8 @@ from segflow import initializers  # noqa: E402,F401
 # gradient_coverage (which ops on a path lack a registered gradient)
 from segflow import viz  # noqa: E402,F401
 from segflow._ops.gradient_coverage import gradient_coverage  # noqa: E402,F401
+# summary: TensorBoard summaries (tf.summary)
+from segflow import summary  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

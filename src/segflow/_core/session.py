@@ -14,6 +14,7 @@ from segflow._core.indexed_slices import IndexedSlices, IndexedSlicesValue
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import ExecState, resource_exhausted
 from segflow._core.registry import regroup_inputs
+from segflow._core import run_config
 from segflow.kernels import BadInput
 from segflow.util import nest
 
@@ -108,9 +109,12 @@ class Session(BaseSession):
           op name, or nested
         lists/tuples/dicts/namedtuples of them. Operations fetch as None.
         feed_dict: {tensor or name: value}; values are checked against the tensor's dtype and shape.
+        options: a RunOptions; with a trace_level other than NO_TRACE each kernel is timed into
+          `run_metadata.step_stats`. run_metadata: a RunMetadata, or None.
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        trace = _trace_level(options, run_metadata)
         flat = nest.flatten(fetches)
         elements = []     # per flat fetch: ("t", tensor) / ("op", op) / ("slices", (v, i, s))
         targets = []
@@ -141,7 +145,11 @@ class Session(BaseSession):
                 except (KeyError, RuntimeError, StopIteration):     # another thread got there first
                     pass
             self._plans[key] = plan
-        values = self._execute(plan, [feeds[t] for t in feeds])
+        if trace:
+            values = run_config.run_traced(execute_plan, plan, [feeds[t] for t in feeds], self._resources,
+                                           run_metadata)
+        else:
+            values = self._execute(plan, [feeds[t] for t in feeds])
         out = []
         i = 0
         for kind, e in elements:
@@ -308,6 +316,17 @@ class Session(BaseSession):
 
     def _execute(self, plan, feed_values):
         return execute_plan(plan, feed_values, self._resources)
+
+
+def _trace_level(options, run_metadata):
+    """The trace level `Session.run`'s options ask for (0 without options or run_metadata)."""
+    if options is not None and not isinstance(options, run_config.RunOptions):
+        raise TypeError(f"options must be a RunOptions, not {type(options).__name__}")
+    if run_metadata is not None and not isinstance(run_metadata, run_config.RunMetadata):
+        raise TypeError(f"run_metadata must be a RunMetadata, not {type(run_metadata).__name__}")
+    if options is None or run_metadata is None:
+        return 0
+    return options.trace_level
 
 
 def make_plan(fetches, targets, fed):

@@ -118,6 +118,11 @@ from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_
 from segflow._ops.script_ops import numpy_function, py_func, py_function
 from segflow._platform.tf_logging import get_logger
 from segflow.compat.v1 import app, flags, logging
+# summary: TF1 summaries, RunOptions / RunMetadata, ConfigProto
+from segflow.compat.v1 import summary
+from segflow._core.run_config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,
+                                      RunOptions)
+from segflow._ops.summary_proto import Event, SessionLog, Summary
 
 __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
            "disable_v2_tensorshape", "enable_v2_tensorshape", "get_static_value", "dimension_at_index",
@@ -175,4 +180,7 @@ __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "
            "disable_resource_variables", "enable_resource_variables", "get_local_variable", "get_variable",
            "get_variable_scope", "no_regularizer", "resource_variables_enabled", "variable_op_scope",
            "variable_scope", "fixed_size_partitioner", "min_max_variable_partitioner",
-           "variable_axis_size_partitioner"]
+           "variable_axis_size_partitioner",
+           # summary: TF1 summaries, RunOptions / RunMetadata, ConfigProto
+           "summary", "ConfigProto", "GPUOptions", "GraphOptions", "OptimizerOptions", "RunMetadata", "RunOptions",
+           "Event", "SessionLog", "Summary"]
