@@ -82,11 +82,14 @@ def _take_new(draws, table, out, picked):
 def _take_new_numpy(draws, out, picked):
     """`_take_new` with the values taken so far (out[:picked]) as the seen-set."""
     need = out.shape[0] - picked
+    if need == 0:
+        return picked, 0
     vals, first = np.unique(draws, return_index=True)
     order = np.argsort(first, kind="stable")
     vals, first = vals[order], first[order]
-    keep = ~np.isin(vals, out[:picked])
-    vals, first = vals[keep], first[keep]
+    if picked:
+        keep = ~np.isin(vals, out[:picked])
+        vals, first = vals[keep], first[keep]
     if vals.size >= need:
         out[picked:] = vals[:need]
         return out.shape[0], int(first[need - 1]) + 1
