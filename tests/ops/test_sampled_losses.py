@@ -274,3 +274,27 @@ def test_faces():
     assert sf.nn.nce_loss is nn_impl.nce_loss_v2 and sf.compat.v1.nn.nce_loss is nn_impl.nce_loss
     assert sf.nn.sampled_softmax_loss is nn_impl.sampled_softmax_loss_v2
     assert sf.compat.v1.nn.sampled_softmax_loss is nn_impl.sampled_softmax_loss
+
+
+def test_partitioned_variable_weights():
+    d = _data()
+    sv = (d["s"], d["tc"], d["sc"])
+    with sf.Graph().as_default():
+        w = sf.compat.v1.get_variable("w", [9, 4], dtype=sf.float64, initializer=sf.compat.v1.zeros_initializer(),
+                                      partitioner=sf.compat.v1.fixed_size_partitioner(3))
+        fill = [shard.assign(d["w"][3 * i:3 * i + 3]) for i, shard in enumerate(w)]
+        loss = sf.compat.v1.nn.nce_loss(w, d["b"], d["l"], d["x"], 5, 9, num_true=2, sampled_values=sv,
+                                        remove_accidental_hits=True, partition_strategy="div")
+        grads = sf.gradients(sf.reduce_sum(loss), list(w))
+        with sf.compat.v1.Session() as sess:
+            sess.run(sf.compat.v1.global_variables_initializer())
+            sess.run(fill)
+            got, got_grads = sess.run([loss, grads])
+    np.testing.assert_allclose(got, TF_NCE[True], rtol=1e-12)
+    assert all(isinstance(g, sf.IndexedSlices) for g in grads)
+    dense = np.zeros((3, 3, 4))
+    for shard, g in enumerate(got_grads):
+        np.add.at(dense[shard], g.indices, g.values)
+    dense = dense.reshape(9, 4)
+    want = _numeric_grad(lambda v: ref_nce(v, d["b"], d["l"], d["x"], d["s"], d["tc"], d["sc"], True).sum(), d["w"])
+    np.testing.assert_allclose(dense, want, rtol=1e-6, atol=1e-8)
