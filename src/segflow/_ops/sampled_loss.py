@@ -12,8 +12,6 @@ with softmax cross entropy.
 Deliberate difference from TF: the expected counts (float32 from the samplers) are cast to the
 inputs' dtype, so float64 inputs work with the default sampler (TF fails on a float64 - float32 Sub).
 """
-import numpy as np
-
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
@@ -25,8 +23,6 @@ from segflow._ops.candidate_sampling import compute_accidental_hits, log_uniform
 from segflow._ops.embedding import embedding_lookup
 
 __all__ = ["nce_loss", "nce_loss_v2", "sampled_softmax_loss", "sampled_softmax_loss_v2"]
-
-_FLT_MAX = float(np.finfo(np.float32).max)
 
 
 def _tensor(x, dtype=None):
