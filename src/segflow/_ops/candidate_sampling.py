@@ -84,10 +84,11 @@ _Learned = sampling.UnigramCounts
 
 
 class _State:
-    __slots__ = ("gen", "dist", "key")
+    """A sampler op's generator and distribution (with the learned counts)."""
+    __slots__ = ("gen", "dist")
 
-    def __init__(self, gen, dist, key=None):
-        self.gen, self.dist, self.key = gen, dist, key
+    def __init__(self, gen, dist):
+        self.gen, self.dist = gen, dist
 
 
 def _new_generator(seed, seed2):
