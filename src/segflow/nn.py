@@ -5,6 +5,12 @@ The TF2 spellings: `embedding_lookup(params, ids, max_norm=None, name=None)` and
 partition a sharded table by "div", and `softmax_cross_entropy_with_logits` is the v2 op (the
 labels get a gradient too). `sf.compat.v1.nn` has the TF1 spellings.
 """
+# sampled losses and candidate samplers (issue 13 item 4)
+from segflow._ops.candidate_sampling import (
+    all_candidate_sampler, compute_accidental_hits, fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler, uniform_candidate_sampler
+)
+from segflow._ops.sampled_loss import nce_loss_v2 as nce_loss, sampled_softmax_loss_v2 as sampled_softmax_loss
 from segflow._ops.nn import (
     bias_add, l2_loss, l2_normalize, leaky_relu, log_softmax, relu, relu6, sigmoid,
     sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits_v2, softplus,
@@ -18,6 +24,9 @@ from segflow._ops.sort import top_k
 from segflow._ops.nn_conv import conv2d_v2 as conv2d, max_pool2d, max_pool_v2 as max_pool
 
 __all__ = ["bias_add", "conv2d", "embedding_lookup", "embedding_lookup_sparse", "l2_loss", "l2_normalize",
+           "all_candidate_sampler", "compute_accidental_hits", "fixed_unigram_candidate_sampler",  # issue 13 item 4
+           "learned_unigram_candidate_sampler", "log_uniform_candidate_sampler", "uniform_candidate_sampler",
+           "nce_loss", "sampled_softmax_loss",
            "leaky_relu", "log_softmax", "relu", "relu6", "safe_embedding_lookup_sparse", "sigmoid",
            "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "softplus", "sparse_softmax_cross_entropy_with_logits",

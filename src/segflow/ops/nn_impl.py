@@ -3,6 +3,8 @@
     from segflow.ops import nn_impl
     nn_impl.l2_normalize(x, dim=1)
 """
+# sampled losses and candidate samplers (issue 13 item 4)
+from segflow._ops.sampled_loss import nce_loss, nce_loss_v2, sampled_softmax_loss, sampled_softmax_loss_v2
 from segflow._ops.nn import (
     bias_add, l2_loss, l2_normalize, log_softmax, relu, relu6, leaky_relu, sigmoid,
     sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
@@ -10,5 +12,6 @@ from segflow._ops.nn import (
 )
 
 __all__ = ["bias_add", "l2_loss", "l2_normalize", "log_softmax", "relu", "relu6", "leaky_relu", "sigmoid",
+           "nce_loss", "nce_loss_v2", "sampled_softmax_loss", "sampled_softmax_loss_v2",  # issue 13 item 4
            "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits", "softplus", "tanh"]
