@@ -8,8 +8,15 @@ from segflow._training.adam import AdamOptimizer, LazyAdamOptimizer
 from segflow._training.nadam import LazyNadamOptimizer, NadamOptimizer
 from segflow._training.ftrl import FtrlOptimizer
 from segflow._training.training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
+# smallops (issue 13 item 8): learning-rate schedules, moving averages
+from segflow._training.learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponential_decay,
+                                                   inverse_time_decay, linear_cosine_decay, natural_exp_decay,
+                                                   piecewise_constant, polynomial_decay)
+from segflow._training.moving_averages import ExponentialMovingAverage
 
 __all__ = ["AdagradOptimizer", "AdamOptimizer", "FtrlOptimizer", "GradientDescentOptimizer",
            "LazyAdamOptimizer", "LazyNadamOptimizer", "MomentumOptimizer", "NadamOptimizer", "Optimizer",
            "RMSPropOptimizer", "create_global_step", "get_global_step", "get_or_create_global_step",
-           "global_step"]
+           "global_step",
+           "cosine_decay", "cosine_decay_restarts", "exponential_decay", "inverse_time_decay", "linear_cosine_decay",
+           "natural_exp_decay", "piecewise_constant", "polynomial_decay", "ExponentialMovingAverage"]  # smallops
