@@ -2,6 +2,7 @@
 variables and their initializers, the `train` optimizers - beside the flat ops."""
 from segflow import debugging, linalg, math, ragged, random, sparse, train
 from segflow.compat.v1 import nn
+from segflow.compat.v1 import losses, metrics  # smallops (issue 13 item 8)
 from segflow.framework import dtypes, errors
 from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex128, complex64, double, float16,
                                       float32, float64, half, int16, int32, int64, int8, resource, string,
@@ -167,4 +168,5 @@ __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "
            "disable_resource_variables", "enable_resource_variables", "get_local_variable", "get_variable",
            "get_variable_scope", "no_regularizer", "resource_variables_enabled", "variable_op_scope",
            "variable_scope", "fixed_size_partitioner", "min_max_variable_partitioner",
-           "variable_axis_size_partitioner"]
+           "variable_axis_size_partitioner",
+           "losses", "metrics"]  # smallops
