@@ -6,7 +6,9 @@ parts): `moments`, `weighted_moments` (TF2 spellings with `keepdims`, and `*_v1`
     y = sf.nn.batch_normalization(x, mean, var, beta, gamma, 1e-3)
 
 As in TensorFlow, float16 statistics are computed in float32 and cast back, `shift` is accepted and
-ignored by `moments`, and the variance is the population (biased) one.
+ignored by `moments`, and the variance is the population (biased) one. `moments` stops the gradient
+at the mean inside the variance, as TensorFlow does: first-order gradients are exact (that term is
+zero), but second-order ones (hessians through the variance) lack the mean's term, as TF's do.
 """
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor
