@@ -105,8 +105,7 @@ def _mean(values, weights, metrics_collections, updates_collections, name, defau
             values = cw.multiply(values, weights)
             num_values = reduce(weights)
         update_total = _updated(total.assign_add(reduce(values)))
-        with control_dependencies([values]):
-            update_count = _updated(count.assign_add(num_values))
+        update_count = _updated(count.assign_add(num_values))
         zero = convert_to_tensor(0.0, dtype=dtypes.float32)
         value = cw.div_no_nan(_read(total), cw.maximum(_read(count), zero), name="value")
         update = cw.div_no_nan(update_total, cw.maximum(update_count, zero), name="update_op")
