@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from segflow._core import dtypes, errors, shapes as tensor_shape
+from segflow._core import errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
 from segflow._core.tensor import Tensor
