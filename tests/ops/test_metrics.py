@@ -240,3 +240,32 @@ def test_eager_raises(name):
     args = {"mean": ([1.0],), "mean_iou": ([0], [0], 2)}.get(name, ([1], [1]))
     with pytest.raises(RuntimeError, match=f"tf.metrics.{name} is not supported when eager execution is enabled"):
         getattr(M, name)(*args)
+
+
+def test_mean_per_class_accuracy(graph):
+    k = 4
+    feeds = _batches(lambda: (RNG.integers(0, 3, B), RNG.integers(0, 3, B), RNG.uniform(size=B)))
+    lab, pred, w = _ph(sf.int64, [None]), _ph(sf.int64, [None]), _ph(sf.float32, [None])
+    value, update = M.mean_per_class_accuracy(lab, pred, k, weights=w)
+    assert [v.name for v in v1.local_variables()] == ["mean_accuracy/total:0", "mean_accuracy/count:0"]
+    graph.run(v1.local_variables_initializer())
+    for f in feeds:
+        per_class = graph.run(update, dict(zip([lab, pred, w], f)))
+    y, p, c = (np.concatenate([f[i] for f in feeds]) for i in range(3))
+    total = np.array([c[y == j].sum() for j in range(k)])
+    right = np.array([c[(y == j) & (p == j)].sum() for j in range(k)])
+    want = np.where(total > 0, right / np.where(total > 0, total, 1), 0)
+    np.testing.assert_allclose(per_class, want, rtol=1e-5)
+    np.testing.assert_allclose(graph.run(value), want.mean(), rtol=1e-5)       # class 3 never seen: 0
+
+
+def test_relative_error_cosine_distance_percentage_below(graph):
+    r = M.mean_relative_error([1., 2., 3.], [1.5, 2., 1.], normalizer=[2., 0., 4.])
+    c = M.mean_cosine_distance([[1., 0.], [0., 1.]], [[0.6, 0.8], [0.6, 0.8]], dim=1)
+    values = _ph(sf.float32, [None])
+    p = M.percentage_below(values, 2.5, weights=[1., 1., 2., 0.])
+    graph.run(v1.local_variables_initializer())
+    np.testing.assert_allclose(graph.run(r[1]), (0.5 / 2 + 0 + 2 / 4) / 3, rtol=1e-6)   # 0 where normalizer is 0
+    np.testing.assert_allclose(graph.run(c[1]), 1 - (0.6 + 0.8) / 2, rtol=1e-6)
+    np.testing.assert_allclose(graph.run(p[1], {values: [1., 2., 3., 4.]}), 2 / 4, rtol=1e-6)
+    np.testing.assert_allclose(graph.run(p[1], {values: [3., 3., 1., 1.]}), (2 + 2) / 8, rtol=1e-6)

@@ -31,7 +31,8 @@ from segflow._ops.variable_scope import variable_scope
 
 __all__ = ["METRIC_VARIABLES", "metric_variable", "mean", "mean_tensor", "accuracy", "mean_absolute_error",
            "mean_squared_error", "root_mean_squared_error", "true_positives", "false_positives",
-           "true_negatives", "false_negatives", "precision", "recall", "squeeze_weights", "check_graph_mode"]
+           "true_negatives", "false_negatives", "precision", "recall", "squeeze_weights", "check_graph_mode",
+           "mean_relative_error", "mean_cosine_distance", "percentage_below"]
 
 METRIC_VARIABLES = "metric_variables"
 
@@ -173,6 +174,39 @@ def mean_squared_error(labels, predictions, weights=None, metrics_collections=No
     """The (weighted) mean of (labels - predictions)^2 over the batches seen."""
     return _error_mean("mean_squared_error", cw.squared_difference, labels, predictions, weights,
                        metrics_collections, updates_collections, name)
+
+
+def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_collections=None,
+                        updates_collections=None, name=None):
+    """The (weighted) mean of |labels - predictions| / normalizer (0 where normalizer is 0)."""
+    check_graph_mode("mean_relative_error")
+    predictions, labels, weights = squeeze_weights(predictions, labels, weights)
+    predictions, normalizer = remove_squeezable_dimensions(predictions, normalizer)
+    predictions.shape.assert_is_compatible_with(normalizer.shape)
+    relative = cw.where_v2(cw.equal(normalizer, cast_ops.cast(0, normalizer.dtype)), so.zeros_like(labels),
+                           cw.divide(cw.abs(cw.subtract(labels, predictions)), normalizer))
+    return _mean(relative, weights, metrics_collections, updates_collections, name or "mean_relative_error", "mean",
+                 None)
+
+
+def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None, updates_collections=None,
+                         name=None):
+    """1 - the (weighted) mean of sum(labels * predictions, dim) (for unit-normalized inputs)."""
+    check_graph_mode("mean_cosine_distance")
+    predictions, labels, weights = squeeze_weights(predictions, labels, weights)
+    radial = ro.reduce_sum(cw.multiply(predictions, labels), axis=[dim], keepdims=True)
+    value, update = _mean(radial, weights, None, None, name or "mean_cosine_distance", "mean", None)
+    one = convert_to_tensor(1.0, dtype=dtypes.float32)
+    return _finish(cw.subtract(one, value), cw.subtract(one, update), metrics_collections, updates_collections)
+
+
+def percentage_below(values, threshold, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) fraction of values below `threshold` over the batches seen."""
+    check_graph_mode("percentage_below")
+    values = _t(values)
+    below = cast_ops.cast(cw.less(values, cast_ops.cast(threshold, values.dtype)), dtypes.float32)
+    return _mean(below, weights, metrics_collections, updates_collections, name or "percentage_below_threshold",
+                 "mean", None)
 
 
 def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,

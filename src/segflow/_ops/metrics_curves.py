@@ -1,6 +1,6 @@
 """TF1's streaming metrics over thresholds and classes: `auc` (ROC or PR, from confusion counts at
 fixed thresholds), the `*_at_thresholds` counts, `precision_at_thresholds`, `recall_at_thresholds`
-and `mean_iou` (from a streamed confusion matrix). See metrics.py for the shared rules.
+and `mean_iou` (from a streamed confusion matrix) and `mean_per_class_accuracy`. See metrics.py for the shared rules.
 
 A prediction counts as positive at threshold t when prediction > t. auc's default thresholds are
 -1e-7, 1/(n-1), ..., (n-2)/(n-1), 1 + 1e-7 for n = num_thresholds, as in TensorFlow.
@@ -20,7 +20,7 @@ from segflow._ops.variable_scope import variable_scope
 
 __all__ = ["auc", "true_positives_at_thresholds", "false_positives_at_thresholds",
            "true_negatives_at_thresholds", "false_negatives_at_thresholds", "precision_at_thresholds",
-           "recall_at_thresholds", "mean_iou"]
+           "recall_at_thresholds", "mean_iou", "mean_per_class_accuracy"]
 
 _NAMES = {"tp": "true_positives", "fn": "false_negatives", "tn": "true_negatives", "fp": "false_positives"}
 
@@ -230,4 +230,46 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
         denominator = cw.where_v2(cw.greater(denominator, zero), denominator, so.ones_like(denominator))
         iou = cw.divide(diag, denominator)
         value = cw.where_v2(cw.greater(valid, zero), cw.divide(ro.reduce_sum(iou), valid), zero, name="value")
+        return _finish(value, update, metrics_collections, updates_collections)
+
+
+def _class_ids(ids, num_classes, what):
+    ids = so.reshape(cast_ops.cast(_t(ids), dtypes.int64), [-1])
+    k = convert_to_tensor(num_classes, dtype=dtypes.int64)
+    checks = [debugging.assert_non_negative(ids, message=f"{what} must be in [0, num_classes)"),
+              debugging.assert_less(ids, k, message=f"{what} must be in [0, num_classes)")]
+    with control_dependencies([c for c in checks if c is not None]):
+        return so.identity(ids)
+
+
+def mean_per_class_accuracy(labels, predictions, num_classes, weights=None, metrics_collections=None,
+                            updates_collections=None, name=None):
+    """The mean over classes of the (weighted) fraction of items of that label class predicted
+    right, over the batches seen.
+
+    Returns:
+      (mean_accuracy, update_op): as in TensorFlow the update op returns the per-class accuracies
+      so far ([num_classes]); variables `<name>/total` (items per class) and `<name>/count`
+      (right ones per class). Classes never seen count as accuracy 0 in the mean.
+    Raises:
+      RuntimeError: eagerly. InvalidArgumentError (when run): a label outside [0, num_classes).
+    """
+    check_graph_mode("mean_per_class_accuracy")
+    with variable_scope(name, "mean_accuracy", [predictions, labels, weights]):
+        labels = _class_ids(labels, num_classes, "labels")
+        predictions = so.reshape(cast_ops.cast(_t(predictions), dtypes.int64), [-1])
+        predictions.shape.assert_is_compatible_with(labels.shape)
+        total = metric_variable([num_classes], dtypes.float32, name="total")
+        count = metric_variable([num_classes], dtypes.float32, name="count")
+        ones = so.ones_like(labels, dtype=dtypes.float32)
+        right = cast_ops.cast(cw.equal(predictions, labels), dtypes.float32)
+        if weights is not None:
+            w = so.reshape(cast_ops.cast(_t(weights), dtypes.float32), [-1])
+            ones, right = cw.multiply(ones, w), cw.multiply(right, w)
+        update_total = _updated(total.assign_add(segment.unsorted_segment_sum(ones, labels, num_classes)))
+        update_count = _updated(count.assign_add(segment.unsorted_segment_sum(right, labels, num_classes)))
+        zero = convert_to_tensor(0.0, dtype=dtypes.float32)
+        per_class = cw.div_no_nan(so.identity(count.value()), cw.maximum(so.identity(total.value()), zero))
+        value = ro.reduce_mean(per_class, name="mean_accuracy")
+        update = cw.div_no_nan(update_count, cw.maximum(update_total, zero), name="update_op")
         return _finish(value, update, metrics_collections, updates_collections)
