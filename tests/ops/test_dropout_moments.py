@@ -11,6 +11,13 @@ RNG = np.random.default_rng(7)
 X = RNG.normal(size=(40, 50))
 
 
+@pytest.fixture(autouse=True)
+def _clear_global_seed():
+    """The tests that set the eager global seed leave it unset for the tests after them."""
+    yield
+    sf.random.set_seed(None)
+
+
 # -- dropout
 def test_dropout_keeps_scaled_entries_or_zeros(mode):
     y = mode.evaluate(sf.nn.dropout(X, 0.3, seed=4))
