@@ -22,6 +22,9 @@ from segflow._ops.embedding import embedding_lookup_sparse_v2 as embedding_looku
 from segflow._ops.embedding import safe_embedding_lookup_sparse_v2 as safe_embedding_lookup_sparse
 from segflow._ops.sort import top_k
 from segflow._ops.nn_conv import conv2d_v2 as conv2d, max_pool2d, max_pool_v2 as max_pool
+# smallops (issue 13 item 8): dropout, moments, batch normalization
+from segflow._ops.dropout import dropout
+from segflow._ops.moments import batch_normalization, moments, normalize_moments, weighted_moments
 
 __all__ = ["bias_add", "conv2d", "embedding_lookup", "embedding_lookup_sparse", "l2_loss", "l2_normalize",
            "all_candidate_sampler", "compute_accidental_hits", "fixed_unigram_candidate_sampler",  # issue 13 item 4
@@ -30,4 +33,5 @@ __all__ = ["bias_add", "conv2d", "embedding_lookup", "embedding_lookup_sparse", 
            "leaky_relu", "log_softmax", "relu", "relu6", "safe_embedding_lookup_sparse", "sigmoid",
            "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "softplus", "sparse_softmax_cross_entropy_with_logits",
-           "tanh", "top_k", "xw_plus_b", "max_pool", "max_pool2d"]
+           "tanh", "top_k", "xw_plus_b", "max_pool", "max_pool2d",
+           "dropout", "batch_normalization", "moments", "normalize_moments", "weighted_moments"]  # smallops

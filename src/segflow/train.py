@@ -16,6 +16,11 @@ from segflow._training.checkpoint_format import NewCheckpointReader
 from segflow._training.checkpoint_state import (checkpoint_exists, get_checkpoint_mtimes, get_checkpoint_state,
                                                 latest_checkpoint, list_variables, load_checkpoint, load_variable,
                                                 remove_checkpoint, update_checkpoint_state)
+# smallops (issue 13 item 8): learning-rate schedules, moving averages
+from segflow._training.learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponential_decay,
+                                                   inverse_time_decay, linear_cosine_decay, natural_exp_decay,
+                                                   piecewise_constant, polynomial_decay)
+from segflow._training.moving_averages import ExponentialMovingAverage
 
 __all__ = ["AdagradOptimizer", "AdamOptimizer", "FtrlOptimizer", "GradientDescentOptimizer",
            "LazyAdamOptimizer", "LazyNadamOptimizer", "MomentumOptimizer", "NadamOptimizer", "Optimizer",
@@ -25,4 +30,5 @@ __all__ = ["AdagradOptimizer", "AdamOptimizer", "FtrlOptimizer", "GradientDescen
            "Checkpoint", "CheckpointManager", "NewCheckpointReader", "Saver", "checkpoint_exists",
            "get_checkpoint_mtimes", "get_checkpoint_state", "latest_checkpoint", "list_variables",
            "load_checkpoint", "load_variable", "remove_checkpoint", "update_checkpoint_state",
-           ]
+           "cosine_decay", "cosine_decay_restarts", "exponential_decay", "inverse_time_decay", "linear_cosine_decay",
+           "natural_exp_decay", "piecewise_constant", "polynomial_decay", "ExponentialMovingAverage"]  # smallops

@@ -2,6 +2,7 @@
 variables and their initializers, the `train` optimizers - beside the flat ops."""
 from segflow import debugging, linalg, math, ragged, random, sparse, train
 from segflow.compat.v1 import nn
+from segflow.compat.v1 import losses, metrics  # smallops (issue 13 item 8)
 from segflow.framework import dtypes, errors
 from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex128, complex64, double, float16,
                                       float32, float64, half, int16, int32, int64, int8, resource, string,
@@ -183,4 +184,5 @@ __all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "
            "variable_axis_size_partitioner",
            # summary: TF1 summaries, RunOptions / RunMetadata, ConfigProto
            "summary", "ConfigProto", "GPUOptions", "GraphOptions", "OptimizerOptions", "RunMetadata", "RunOptions",
-           "Event", "SessionLog", "Summary"]
+           "Event", "SessionLog", "Summary",
+           "losses", "metrics"]  # smallops

@@ -1,0 +1,1 @@
+"""TensorFlow's `ops.losses` package names (losses, losses_impl, util): faces over segflow._ops.losses."""
