@@ -4,10 +4,10 @@
     _core/                 + kernels, util                 (knows no op)
     _ops/                  + _core
     _training/             + _ops
-    models/, dask/         + _training
+    models/, dask/, _data/ + _training
     faces                  framework/ ops/ eager/ client/ training/: only imports from the layers
                            below and `__all__`
-    the flat API           segflow/__init__.py, math.py, nn.py, ..., compat/: anything
+    the flat API           segflow/__init__.py, math.py, nn.py, ..., compat/, data/: anything
 
 Imports point down this list only, no module-level import cycle exists anywhere, and an import
 inside a function is allowed only where it is listed below with its reason.
@@ -20,7 +20,8 @@ import pytest
 
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "segflow"
 
-LAYERS = {"kernels": 0, "util": 0, "_core": 1, "_ops": 2, "_training": 3, "models": 4, "dask": 4}
+LAYERS = {"kernels": 0, "util": 0, "_core": 1, "_ops": 2, "_training": 3, "models": 4, "dask": 4,
+          "_data": 4}     # _data: sf.data's pipelines (over _ops and _core)
 FACES = ("framework", "ops", "eager", "client", "training", "layers", "debug", "module", "contrib")
 FACE_LAYER = 5
 TOP_LAYER = 6
@@ -47,7 +48,7 @@ MODULES = _modules()
 
 def _layer(module):
     parts = module.split(".")
-    if len(parts) == 1 or parts[1] in ("compat",) or (len(parts) == 2 and parts[1] + ".py" in
+    if len(parts) == 1 or parts[1] in ("compat", "data") or (len(parts) == 2 and parts[1] + ".py" in
                                                        {p.name for p in SRC.glob("*.py")}):
         return TOP_LAYER
     if parts[1] in LAYERS:

@@ -88,5 +88,7 @@ dtypes = _dtypes
 # The static namespace modules (faces over the op families): `from segflow.math import x` works too.
 from segflow import math, nn, random, train, sparse, linalg, ragged, debugging, compat  # noqa: E402,F401,A004
 from segflow import initializers  # noqa: E402,F401
+# sf.data (input pipelines)
+from segflow import data  # noqa: E402,F401
 
 __version__ = "0.1.0"

@@ -113,8 +113,11 @@ from segflow._ops.variable_scope import (
 )
 from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_variable_partitioner,
                                                 variable_axis_size_partitioner)
+# sf.compat.v1.data (TF1's tf.data: DatasetV1, graph iterators)
+from segflow.compat.v1 import data
 
-__all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
+__all__ = ["data",  # sf.compat.v1.data
+           "AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
            "IndexedSlicesValue", "InteractiveSession", "NoGradient", "NotDifferentiable", "Operation",
            "RaggedTensor", "RefVariable", "RegisterGradient", "ResourceVariable", "Session", "SparseTensor", "Tensor",
            "TensorShape", "TensorSpec", "TopKV2Output", "UnconnectedGradients", "Variable",
