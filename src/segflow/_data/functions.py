@@ -91,10 +91,15 @@ class _Fn(Node):
         self.inputs = (child,)
 
     def _calls(self, ctx):
+        # No context manager stays open across a yield: a suspended generator would hold it.
         spec, fn = self.child.spec, self.fn
-        with context.eager_mode():
-            for e in self.child.elements(ctx):
-                yield e, call(fn, structure.to_eager(spec, e))
+        for e in self.child.elements(ctx):
+            if context.executing_eagerly():
+                out = call(fn, structure.to_eager(spec, e))
+            else:
+                with context.eager_mode():
+                    out = call(fn, structure.to_eager(spec, e))
+            yield e, out
 
 
 class Map(_Fn):

@@ -104,7 +104,8 @@ def _get_next_kernel(state, sources, iterator=None, node=None):
             run.it = iter(())
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
     # a view of a source array is copied: what sess.run hands out must not alias the dataset
-    return [v if isinstance(v, np.ndarray) and v.base is None else np.array(v) for v in flat]
+    return [v if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.base is None) else np.array(v)
+            for v in flat]
 
 
 def _infer_get_next(op, sources, iterator=None, node=None):

@@ -231,7 +231,8 @@ class Shuffle(_Unary):
                     hi = min(n, lo + _BLOCK)
                     yield self._steps(buf, rows(chunk, lo, hi), size, rng)
                     lo = hi
-        yield [a[rng.permutation(have)] for a in buf]
+        order = rng.permutation(have)
+        yield [a[order] for a in buf]
 
     @staticmethod
     def _steps(buf, block, size, rng):
