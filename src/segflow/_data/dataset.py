@@ -125,8 +125,9 @@ class DatasetV2:
 
     def __iter__(self):
         if not context.executing_eagerly():
-            raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
-                               "tf.function.")
+            raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode (segflow: "
+                               "not inside sf.function either; in a graph use "
+                               "sf.compat.v1.data.make_one_shot_iterator(dataset).get_next()).")
         return OwnedIterator(self)
 
     def as_numpy_iterator(self):

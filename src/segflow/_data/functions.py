@@ -41,7 +41,7 @@ def _sample(fn, node, what):
     ctx = Instance()
     with context.eager_mode():
         for e in node.elements(ctx):
-            return call(fn, structure.to_eager(node.spec, e))
+            return call(fn, structure.to_eager(node.pack, e))
     raise ValueError(f"{what}: the function could not be traced, and the dataset has no element to run it on")
 
 
@@ -72,6 +72,10 @@ def _spec_tree(value):
 
 
 def _flat_arrays(out, what):
+    if type(out) is EagerTensor:                    # the common cases, without the general walk
+        return [_value(out)]
+    if type(out) is tuple and all(type(t) is EagerTensor for t in out):
+        return [_value(t) for t in out]
     value = structure.normalize_output(out, what)
     flat = nest.flatten(value) if isinstance(value, (tuple, dict)) else [value]
     arrays = []
@@ -79,8 +83,13 @@ def _flat_arrays(out, what):
         if not isinstance(t, EagerTensor):
             raise TypeError(f"{what}: the function returned the graph tensor {t.name}; at run time it gets eager "
                             "tensors and must return values computed from them")
-        arrays.append(t._value if isinstance(t._value, np.ndarray) else np.asarray(t._value))
+        arrays.append(_value(t))
     return arrays
+
+
+def _value(t):
+    v = t._value
+    return v if isinstance(v, (np.ndarray, np.generic)) else np.asarray(v)
 
 
 class _Fn(Node):
@@ -92,13 +101,13 @@ class _Fn(Node):
 
     def _calls(self, ctx):
         # No context manager stays open across a yield: a suspended generator would hold it.
-        spec, fn = self.child.spec, self.fn
+        pack, fn = self.child.pack, self.fn
         for e in self.child.elements(ctx):
             if context.executing_eagerly():
-                out = call(fn, structure.to_eager(spec, e))
+                out = call(fn, structure.to_eager(pack, e))
             else:
                 with context.eager_mode():
-                    out = call(fn, structure.to_eager(spec, e))
+                    out = call(fn, structure.to_eager(pack, e))
             yield e, out
 
 
@@ -113,9 +122,10 @@ class Map(_Fn):
         return self.child.cardinality(ctx)
 
     def elements(self, ctx):
+        check = structure.checker(self.flat)
         for _, out in self._calls(ctx):
             arrays = _flat_arrays(out, "map")
-            structure.check_values("map", self.flat, arrays)
+            check("map", arrays)
             yield arrays
 
 
@@ -163,11 +173,11 @@ class FlatMap(_Fn):
         return UNKNOWN
 
     def elements(self, ctx):
+        check = structure.checker(self.flat)
         for _, out in self._calls(ctx):
             node = getattr(out, "_node", None)
             if node is None:
                 raise TypeError(f"flat_map: the function must return a Dataset, got {type(out).__name__}")
-            inner = Instance() if ctx.values is None else ctx
-            for e in node.elements(inner):
-                structure.check_values("flat_map", self.flat, e)
+            for e in node.elements(Instance()):
+                check("flat_map", e)
                 yield e

@@ -35,6 +35,7 @@ class OwnedIterator:
     def __init__(self, dataset, numpy=False):
         node = dataset._node
         self._spec = node.spec
+        self._pack = node.pack
         self._numpy = numpy
         self._it = node.elements(EAGER)
 
@@ -48,9 +49,8 @@ class OwnedIterator:
     def __next__(self):
         flat = next(self._it)
         if self._numpy:       # as TF: NumPy scalars (bytes for strings) and arrays
-            return structure.pack(self._spec, [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
-                                               for v in flat])
-        return structure.to_eager(self._spec, flat)
+            return self._pack([v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in flat])
+        return structure.to_eager(self._pack, flat)
 
     next = __next__
 

@@ -21,6 +21,7 @@ class Node:
 
     def __init__(self):
         self.flat = structure.flat_specs(self.spec)
+        self.pack = structure.packer(self.spec)
 
     def leaves(self):
         """Every symbolic tensor the pipeline up to this stage reads, each once, in a fixed order."""
@@ -47,11 +48,7 @@ class Node:
 
     def chunks(self, ctx):
         for e in self.elements(ctx):
-            yield [np.expand_dims(a, 0) if isinstance(a, np.ndarray) else np.asarray([a], _dt(a)) for a in e]
-
-
-def _dt(a):
-    return object if isinstance(a, (bytes, str)) else None
+            yield [a[None] if isinstance(a, (np.ndarray, np.generic)) else np.asarray([a], object) for a in e]
 
 
 def chunk_len(chunk):

@@ -16,7 +16,7 @@ from segflow._core.tensor_spec import TensorSpec
 from segflow.util import nest
 
 __all__ = ["normalize", "normalize_output", "spec_of", "flat_specs", "pack", "to_eager", "is_symbolic",
-           "batched_spec", "unbatched_spec", "check_values", "same_structure", "describe"]
+           "batched_spec", "unbatched_spec", "checker", "packer", "same_structure"]
 
 
 def is_symbolic(x):
@@ -103,9 +103,9 @@ def pack(spec, flat):
     return nest.pack_sequence_as(spec, flat) if _is_structure(spec) else flat[0]
 
 
-def to_eager(spec, flat):
-    """The element as eager tensors, nested like `spec`."""
-    return pack(spec, [EagerTensor(_array(v)) for v in flat])
+def to_eager(pack_fn, flat):
+    """The element as eager tensors, nested by `pack_fn` (a `packer`)."""
+    return pack_fn([EagerTensor(_array(v)) for v in flat])
 
 
 def _array(v):
@@ -143,20 +143,33 @@ def same_structure(a, b):
     return True
 
 
-def describe(spec):
-    return repr(spec).replace("TensorSpec", "TensorSpec")
+def checker(specs):
+    """A fast check of a function's flat output arrays against the flat specs it was traced to."""
+    digest = [(s.dtype, np.dtype(object) if s.dtype == dtypes.string else np.dtype(s.dtype.as_numpy_dtype),
+               None if s.shape.rank is None else tuple(s.shape.as_list())) for s in specs]
+
+    def check(what, values):
+        if len(values) != len(digest):
+            raise errors.InvalidArgumentError(None, None, f"{what}: the function returned {len(values)} "
+                                              f"components, but was traced to return {len(digest)}")
+        for i, ((dt, npdt, dims), v) in enumerate(zip(digest, values)):
+            if v.dtype != npdt:
+                got = dtypes.string.name if v.dtype == object else dtypes.as_dtype(v.dtype).name
+                raise errors.InvalidArgumentError(None, None, f"{what}: component {i} has dtype {got}, but the "
+                                                  f"function was traced to return {dt.name}")
+            if dims is not None:
+                shape = v.shape
+                if len(shape) != len(dims) or any(d is not None and d != n for d, n in zip(dims, shape)):
+                    raise errors.InvalidArgumentError(None, None, f"{what}: component {i} has shape "
+                                                      f"{list(shape)}, incompatible with the traced shape "
+                                                      f"{list(dims)}")
+    return check
 
 
-def check_values(what, specs, values):
-    """Checks a function's flat output arrays against the flat specs it was traced to."""
-    if len(values) != len(specs):
-        raise errors.InvalidArgumentError(None, None, f"{what}: the function returned {len(values)} components, "
-                                          f"but was traced to return {len(specs)}")
-    for i, (s, v) in enumerate(zip(specs, values)):
-        dt = dtypes.string if v.dtype == object else dtypes.as_dtype(v.dtype)
-        if dt != s.dtype:
-            raise errors.InvalidArgumentError(None, None, f"{what}: component {i} has dtype {dt.name}, but the "
-                                              f"function was traced to return {s.dtype.name}")
-        if not s.shape.is_compatible_with(np.shape(v)):
-            raise errors.InvalidArgumentError(None, None, f"{what}: component {i} has shape {list(np.shape(v))}, "
-                                              f"incompatible with the traced shape {s.shape}")
+def packer(spec):
+    """A fast `pack(spec, flat)` for this spec."""
+    if not _is_structure(spec):
+        return lambda flat: flat[0]
+    if type(spec) is tuple and not any(_is_structure(s) for s in spec):
+        return tuple
+    return lambda flat: nest.pack_sequence_as(spec, flat)
