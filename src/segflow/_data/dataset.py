@@ -34,7 +34,7 @@ from segflow._ops.random import get_seed
 from segflow.util import nest
 
 __all__ = ["DatasetV2", "DatasetV1", "Options", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
-           "get_structure", "get_output_types", "get_output_shapes", "get_output_classes"]
+           "get_structure", "get_output_types", "get_output_shapes", "get_output_classes", "cardinality"]
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = INFINITE
@@ -276,7 +276,13 @@ class DatasetV1(DatasetV2):
         return get_output_classes(self)
 
 
+def cardinality(dataset):
+    """`dataset.cardinality()` (TF's `tf.data.experimental.cardinality`)."""
+    return dataset.cardinality()
+
+
 def get_structure(dataset_or_iterator):
+    """The element spec of a dataset or iterator."""
     return dataset_or_iterator.element_spec
 
 
