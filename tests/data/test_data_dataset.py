@@ -317,3 +317,21 @@ def test_strings():
     ds = D.from_tensor_slices(["a", "bc"])
     assert ds.element_spec == spec([], sf.string)
     assert values(ds) == [b"a", b"bc"]
+
+
+def test_from_generator():
+    def gen():
+        yield 1, [1.0, 2.0]
+        yield 2, [3.0, 4.0, 5.0]
+    ds = D.from_generator(gen, output_types=(sf.int64, sf.float32), output_shapes=((), (None,)))
+    assert ds.element_spec == (spec([], sf.int64), spec([None], sf.float32))
+    assert ds.cardinality().numpy() == sf.data.UNKNOWN_CARDINALITY
+    for _ in range(2):                          # each pass calls the generator again
+        got = values(ds)
+        assert [g[0] for g in got] == [1, 2] and got[1][1].dtype == np.float32
+        assert got[1][1].tolist() == [3.0, 4.0, 5.0]
+    fixed = D.from_generator(gen, output_signature=(spec([], sf.int64), spec([2], sf.float32)))
+    with pytest.raises(sf.errors.InvalidArgumentError, match=r"shape \(3,\) where an element of shape \(2,\)"):
+        values(fixed)
+    counted = D.from_generator(lambda n: iter(range(n)), output_types=sf.int32, args=(3,)).batch(2)
+    assert [v.tolist() for v in values(counted)] == [[0, 1], [2]]

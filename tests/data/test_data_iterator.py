@@ -180,3 +180,10 @@ def test_training_loop_reads_batches_in_a_session(graph):
         w_got = sess.run(w)
     assert steps == 40 * 64 // 16
     np.testing.assert_allclose(w_got, w_true, atol=1e-3)
+
+
+def test_from_generator_in_a_session(graph):
+    ds = D1.from_generator(lambda: iter([[1, 2], [3, 4]]), output_signature=sf.TensorSpec([2], sf.int64))
+    nxt = ds.map(lambda v: sf.reduce_sum(v)).make_one_shot_iterator().get_next()
+    with v1.Session() as sess:
+        assert drain(sess, nxt) == [3, 7]

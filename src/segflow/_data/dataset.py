@@ -152,6 +152,13 @@ class DatasetV2:
         return cls(sources.Tensors(tensors))
 
     @classmethod
+    def from_generator(cls, generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None):
+        """The values `generator(*args)` yields (called anew each pass; in Python, also in graph
+        mode), converted to `output_signature` (TensorSpecs) or `output_types`/`output_shapes`."""
+        return cls(sources.Generator(generator, output_types, output_shapes, args, output_signature))
+
+    @classmethod
     def range(cls, *args, output_type=dtypes.int64, name=None):
         """range(stop), range(start, stop[, step]) as `output_type` scalars (int64)."""
         return cls(sources.Range(args, output_type))

@@ -1,4 +1,4 @@
-"""The stages that start a pipeline: `from_tensor_slices`, `from_tensors`, `range`."""
+"""The stages that start a pipeline: `from_tensor_slices`, `from_tensors`, `range`, `from_generator`."""
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
@@ -7,7 +7,7 @@ from segflow._data import structure
 from segflow._data.node import Node, UNKNOWN
 from segflow.util import nest
 
-__all__ = ["TensorSlices", "Tensors", "Range"]
+__all__ = ["TensorSlices", "Tensors", "Range", "Generator"]
 
 _RANGE_BLOCK = 1 << 16    # a range is produced in blocks of this many elements
 
@@ -113,3 +113,79 @@ class Range(Node):
             part = r[lo:lo + _RANGE_BLOCK]
             yield [np.arange(part.start, part.stop, part.step, dtype=np.int64).astype(self.dtype.as_numpy_dtype,
                                                                                         copy=False)]
+
+
+def _generator_spec(output_types, output_shapes, output_signature):
+    if output_signature is not None:
+        if output_types is not None or output_shapes is not None:
+            raise TypeError("from_generator: give `output_signature`, or `output_types` (and `output_shapes`), "
+                            "not both")
+        for s in structure.flat_specs(output_signature):
+            if not isinstance(s, TensorSpec):
+                raise TypeError(f"from_generator: output_signature must hold TensorSpecs, got {type(s).__name__}")
+        return output_signature
+    if output_types is None:
+        raise TypeError("from_generator: `output_signature` (or `output_types`) is required")
+    if isinstance(output_types, list):
+        output_types = tuple(output_types)
+    types = structure.flat_specs(output_types) if isinstance(output_types, (tuple, dict)) else [output_types]
+    try:
+        shapes = [None] * len(types) if output_shapes is None else _up_to(output_types, output_shapes)
+    except _Mismatch:
+        raise ValueError("from_generator: `output_shapes` must have the structure of `output_types`") from None
+    specs = [TensorSpec(tensor_shape.as_shape(s) if s is not None else None, dtypes.as_dtype(t))
+             for t, s in zip(types, shapes)]
+    return structure.pack(output_types, specs) if isinstance(output_types, (tuple, dict)) else specs[0]
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def _up_to(types, shapes):
+    """`shapes` flattened as far as the structure of `types` goes (a shape, or a value, may itself
+    be a tuple or list); _Mismatch where the structures differ."""
+    if isinstance(types, dict):
+        if not isinstance(shapes, dict) or set(shapes) != set(types):
+            raise _Mismatch()
+        return [x for k in sorted(types, key=nest._sort_key) for x in _up_to(types[k], shapes[k])]
+    if isinstance(types, tuple):
+        if not isinstance(shapes, (tuple, list)) or len(shapes) != len(types):
+            raise _Mismatch()
+        return [x for t, sh in zip(types, shapes) for x in _up_to(t, sh)]
+    return [shapes]
+
+
+class Generator(Node):
+    """The values `generator(*args)` yields, converted to the element spec (each pass calls it anew)."""
+
+    def __init__(self, generator, output_types=None, output_shapes=None, args=None, output_signature=None):
+        if not callable(generator):
+            raise TypeError("from_generator: `generator` must be a callable that returns an iterator")
+        self.generator, self.args = generator, tuple(args or ())
+        self.spec = _generator_spec(output_types, output_shapes, output_signature)
+        super().__init__()
+        self.np_types = [object if s.dtype == dtypes.string else s.dtype.as_numpy_dtype for s in self.flat]
+
+    def elements(self, ctx):
+        args = [a.numpy() if hasattr(a, "numpy") else a for a in self.args]
+        for value in self.generator(*args):
+            try:
+                flat = _up_to(self.spec, value)
+            except _Mismatch:
+                raise TypeError(f"from_generator: `generator` yielded an element {value!r} that does not match the "
+                                f"expected structure {self.spec}") from None
+            out = []
+            for v, s, t in zip(flat, self.flat, self.np_types):
+                try:
+                    a = np.asarray(v._value if hasattr(v, "_value") else v, dtype=t)
+                except (TypeError, ValueError):
+                    raise TypeError(f"from_generator: `generator` yielded an element that could not be converted "
+                                    f"to the expected type {s.dtype.name}: {v!r}") from None
+                if not s.shape.is_compatible_with(a.shape):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"from_generator: `generator` yielded an element of shape {a.shape} where an "
+                        f"element of shape {tuple(s.shape.as_list()) if s.shape.rank is not None else '?'} was "
+                        "expected.")
+                out.append(a)
+            yield out
