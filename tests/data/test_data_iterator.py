@@ -187,3 +187,18 @@ def test_from_generator_in_a_session(graph):
     nxt = ds.map(lambda v: sf.reduce_sum(v)).make_one_shot_iterator().get_next()
     with v1.Session() as sess:
         assert drain(sess, nxt) == [3, 7]
+
+
+def test_from_structure_with_nested_types_and_shapes(graph):
+    it = v1.data.Iterator.from_structure((sf.int64, sf.float32), ((), (None,)))
+    assert it.output_shapes[1].as_list() == [None] and it.output_types == (sf.int64, sf.float32)
+    ds = D1.from_tensor_slices((np.arange(3), np.ones((3, 2), np.float32)))
+    init = it.make_initializer(ds)
+    i, x = it.get_next()
+    assert x.shape.as_list() == [None]
+    with v1.Session() as sess:
+        sess.run(init)
+        got = drain(sess, (i, x))
+    assert [g[0] for g in got] == [0, 1, 2] and got[0][1].tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="structure"):
+        v1.data.Iterator.from_structure((sf.int64, sf.float32), ((),))

@@ -21,7 +21,7 @@ from segflow._ops.constant import constant
 from segflow._data import structure
 from segflow._data.instance import EAGER, Instance
 from segflow._data.node import UNKNOWN
-from segflow.util import nest
+from segflow.util.nest import flatten as nest_flatten
 
 __all__ = ["OwnedIterator", "Iterator", "make_one_shot_iterator", "make_initializable_iterator",
            "cardinality_tensor"]
@@ -151,15 +151,17 @@ class Iterator:
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
         """An iterator not bound to a dataset: `make_initializer(dataset)` binds one (each such
         initializer restarts it on its dataset)."""
-        types = output_types
-        if output_shapes is None:
-            output_shapes = nest.map_structure(lambda _: None, types) if isinstance(types, (tuple, dict)) else None
-        if isinstance(types, (tuple, dict)):
-            spec = nest.map_structure(lambda t, s: TensorSpec(tensor_shape.as_shape(s) if s is not None else None,
-                                                              dtypes.as_dtype(t)), types, output_shapes)
-        else:
-            spec = TensorSpec(tensor_shape.as_shape(output_shapes) if output_shapes is not None else None,
-                              dtypes.as_dtype(types))
+        types = tuple(output_types) if isinstance(output_types, list) else output_types
+        flat_types = nest_flatten(types) if isinstance(types, (tuple, dict)) else [types]
+        try:
+            shapes = [None] * len(flat_types) if output_shapes is None else \
+                structure.flatten_up_to(types, output_shapes)
+        except structure.Mismatch as e:
+            raise TypeError(f"Iterator.from_structure: output_shapes must have the structure of output_types: "
+                            f"{e}") from None
+        specs = [TensorSpec(tensor_shape.as_shape(s) if s is not None else None, dtypes.as_dtype(t))
+                 for t, s in zip(flat_types, shapes)]
+        spec = structure.pack(types, specs) if isinstance(types, (tuple, dict)) else specs[0]
         return Iterator(spec)
 
     @property

@@ -130,30 +130,12 @@ def _generator_spec(output_types, output_shapes, output_signature):
         output_types = tuple(output_types)
     types = structure.flat_specs(output_types) if isinstance(output_types, (tuple, dict)) else [output_types]
     try:
-        shapes = [None] * len(types) if output_shapes is None else _up_to(output_types, output_shapes)
-    except _Mismatch:
+        shapes = [None] * len(types) if output_shapes is None else structure.flatten_up_to(output_types, output_shapes)
+    except structure.Mismatch:
         raise ValueError("from_generator: `output_shapes` must have the structure of `output_types`") from None
     specs = [TensorSpec(tensor_shape.as_shape(s) if s is not None else None, dtypes.as_dtype(t))
              for t, s in zip(types, shapes)]
     return structure.pack(output_types, specs) if isinstance(output_types, (tuple, dict)) else specs[0]
-
-
-class _Mismatch(Exception):
-    pass
-
-
-def _up_to(types, shapes):
-    """`shapes` flattened as far as the structure of `types` goes (a shape, or a value, may itself
-    be a tuple or list); _Mismatch where the structures differ."""
-    if isinstance(types, dict):
-        if not isinstance(shapes, dict) or set(shapes) != set(types):
-            raise _Mismatch()
-        return [x for k in sorted(types, key=nest._sort_key) for x in _up_to(types[k], shapes[k])]
-    if isinstance(types, tuple):
-        if not isinstance(shapes, (tuple, list)) or len(shapes) != len(types):
-            raise _Mismatch()
-        return [x for t, sh in zip(types, shapes) for x in _up_to(t, sh)]
-    return [shapes]
 
 
 class Generator(Node):
@@ -171,8 +153,8 @@ class Generator(Node):
         args = [a.numpy() if hasattr(a, "numpy") else a for a in self.args]
         for value in self.generator(*args):
             try:
-                flat = _up_to(self.spec, value)
-            except _Mismatch:
+                flat = structure.flatten_up_to(self.spec, value)
+            except structure.Mismatch:
                 raise TypeError(f"from_generator: `generator` yielded an element {value!r} that does not match the "
                                 f"expected structure {self.spec}") from None
             out = []

@@ -16,7 +16,8 @@ from segflow._core.tensor_spec import TensorSpec
 from segflow.util import nest
 
 __all__ = ["normalize", "normalize_output", "spec_of", "flat_specs", "pack", "to_eager", "is_symbolic",
-           "batched_spec", "unbatched_spec", "checker", "packer", "same_structure"]
+           "batched_spec", "unbatched_spec", "checker", "packer", "same_structure", "Mismatch",
+           "flatten_up_to"]
 
 
 def is_symbolic(x):
@@ -141,6 +142,24 @@ def same_structure(a, b):
         return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and \
             all(same_structure(x, y) for x, y in zip(a, b))
     return True
+
+
+class Mismatch(ValueError):
+    """A value does not have the structure it should."""
+
+
+def flatten_up_to(shallow, value):
+    """`value` flattened as far as the structure of `shallow` goes (a shape, or a yielded value,
+    may itself be a tuple or list); Mismatch where the structures differ."""
+    if isinstance(shallow, dict):
+        if not isinstance(value, dict) or set(value) != set(shallow):
+            raise Mismatch(f"expected a dict with keys {sorted(shallow, key=str)}, got {value!r}")
+        return [x for k in sorted(shallow, key=nest._sort_key) for x in flatten_up_to(shallow[k], value[k])]
+    if isinstance(shallow, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(shallow):
+            raise Mismatch(f"expected a sequence of {len(shallow)}, got {value!r}")
+        return [x for t, v in zip(shallow, value) for x in flatten_up_to(t, v)]
+    return [value]
 
 
 def checker(specs):
