@@ -335,3 +335,17 @@ def test_from_generator():
         values(fixed)
     counted = D.from_generator(lambda n: iter(range(n)), output_types=sf.int32, args=(3,)).batch(2)
     assert [v.tolist() for v in values(counted)] == [[0, 1], [2]]
+
+
+def test_function_errors_like_tf():
+    with pytest.raises(ValueError, match="must be a callable"):
+        D.range(3).map(3)
+    with pytest.raises(sf.errors.InvalidArgumentError, match="returned None"):
+        D.range(3).map(lambda x: None)
+    with pytest.raises(TypeError, match="must return a Dataset"):
+        D.range(3).flat_map(lambda x: x)
+
+
+def test_sf_function_as_map_fn():
+    f = sf.function(lambda x: x * 3 + 1)
+    assert values(D.range(3).map(f)) == [1, 4, 7]

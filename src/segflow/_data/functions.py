@@ -95,7 +95,8 @@ def _value(t):
 class _Fn(Node):
     def __init__(self, child, fn, what):
         if not callable(fn):
-            raise TypeError(f"{what}: expected a callable, got {type(fn).__name__}")
+            raise ValueError(f"{what}: Argument `func` must be a callable. Received func={fn!r} (of type "
+                             f"{type(fn)})")
         self.child, self.fn, self.what = child, fn, what
         self.inputs = (child,)
 

@@ -63,8 +63,9 @@ def normalize(value, what):
 
 def normalize_output(value, what):
     """What a user function returned, as tensors: lists become tuples (as tf.data does)."""
-    if value is None:
-        raise TypeError(f"{what}: the function returned None; it must return tensors")
+    if value is None:      # TF: InvalidArgumentError (a function with no outputs)
+        raise errors.InvalidArgumentError(None, None, f"{what}: the function returned None; it must return "
+                                          "tensors")
     if isinstance(value, dict):
         return type(value)((k, normalize_output(v, what)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
