@@ -349,3 +349,17 @@ def test_function_errors_like_tf():
 def test_sf_function_as_map_fn():
     f = sf.function(lambda x: x * 3 + 1)
     assert values(D.range(3).map(f)) == [1, 4, 7]
+
+
+def test_padded_batch_of_nested_elements():
+    ds = D.range(1, 4).map(lambda x: (sf.fill([x], x), x, {"m": sf.fill([x, 2], sf.cast(x, sf.float32))}))
+    b = ds.padded_batch(2, padded_shapes=([4], [], {"m": [None, 3]}),
+                        padding_values=(np.int64(-1), np.int64(0), {"m": 9.0}))
+    assert b.element_spec == (spec([None, 4], sf.int64), spec([None], sf.int64), {"m": spec([None, None, 3],
+                                                                                            sf.float32)})
+    first = values(b)[0]
+    np.testing.assert_array_equal(first[0], [[1, -1, -1, -1], [2, 2, -1, -1]])
+    np.testing.assert_array_equal(first[1], [1, 2])
+    np.testing.assert_array_equal(first[2]["m"], [[[1, 1, 9], [9, 9, 9]], [[2, 2, 9], [2, 2, 9]]])
+    with pytest.raises(ValueError, match="structure"):
+        ds.padded_batch(2, padded_shapes=([4], []))

@@ -148,13 +148,10 @@ class PaddedBatch(_Unary):
 
 
 def _flat_like(spec, value, what):
-    if isinstance(spec, (tuple, dict)):
-        if not structure.same_structure(spec, value if isinstance(value, (tuple, dict)) else
-                                        (tuple(value) if isinstance(value, list) and isinstance(spec, tuple)
-                                         else value)):
-            raise ValueError(f"padded_batch: {what} must have the structure of the element {spec}")
-        return nest.flatten(tuple(value) if isinstance(value, list) and isinstance(spec, tuple) else value)
-    return [value]
+    try:
+        return structure.flatten_up_to(spec, value)
+    except structure.Mismatch as e:
+        raise ValueError(f"padded_batch: {what} must have the structure of the element {spec}: {e}") from None
 
 
 class Unbatch(_Unary):
