@@ -220,9 +220,12 @@ class Shuffle(_Unary):
                 break
         if not have:
             return
-        buf = concat_chunks(pieces, width)
+        # A buffer of one source piece stays a view until the steady state writes into it.
+        buf, owned = (pieces[0], False) if len(pieces) == 1 else (concat_chunks(pieces, width), True)
         if have == size:
             for chunk in _then(rest, source):
+                if not owned:
+                    buf, owned = [np.array(a) for a in buf], True
                 n, lo = chunk_len(chunk), 0
                 while lo < n:
                     hi = min(n, lo + _BLOCK)
