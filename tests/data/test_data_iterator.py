@@ -202,3 +202,13 @@ def test_from_structure_with_nested_types_and_shapes(graph):
     assert [g[0] for g in got] == [0, 1, 2] and got[0][1].tolist() == [1.0, 1.0]
     with pytest.raises(TypeError, match="structure"):
         v1.data.Iterator.from_structure((sf.int64, sf.float32), ((),))
+
+
+def test_map_fn_capturing_a_graph_tensor_is_refused_clearly(graph):
+    w = sf.constant(2, sf.int64)
+    with pytest.raises(ValueError, match="cannot capture graph tensors"):
+        D1.range(3).map(lambda x: x * w)
+    k = np.int64(2)
+    nxt = D1.range(3).map(lambda x: x * k).make_one_shot_iterator().get_next()
+    with v1.Session() as sess:
+        assert drain(sess, nxt) == [0, 2, 4]

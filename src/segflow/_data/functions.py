@@ -50,6 +50,10 @@ def _output(fn, node, what, want_dataset=False):
     try:
         return _trace(fn, node.spec, what), False
     except Exception as traced:     # noqa: BLE001 - any failure of a user function while tracing
+        if isinstance(traced, ValueError) and "different graph" in str(traced):
+            raise ValueError(f"{what}: {traced}. The function captures a tensor of a graph: segflow runs "
+                             "dataset functions per element on eager tensors, so they cannot capture graph "
+                             "tensors or variables; use NumPy values or eager tensors instead") from None
         if node.leaves():
             raise
         try:
