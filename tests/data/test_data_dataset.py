@@ -363,3 +363,19 @@ def test_padded_batch_of_nested_elements():
     np.testing.assert_array_equal(first[2]["m"], [[[1, 1, 9], [9, 9, 9]], [[2, 2, 9], [2, 2, 9]]])
     with pytest.raises(ValueError, match="structure"):
         ds.padded_batch(2, padded_shapes=([4], []))
+
+
+@pytest.mark.parametrize("n,k,i", [(10, 3, 0), (10, 3, 2), (7, 7, 6), (2, 5, 3)])
+def test_shard(n, k, i):
+    want = list(range(n))[i::k]
+    ds = D.range(n).shard(k, i)
+    assert values(ds) == want and len(ds) == len(want)
+    assert values(D.range(n).map(lambda x: x).shard(k, i)) == want
+    assert values(D.range(n).batch(2).unbatch().shard(k, i)) == want
+
+
+def test_shard_checks_its_arguments():
+    with pytest.raises(sf.errors.InvalidArgumentError, match="num_shards"):
+        D.range(3).shard(0, 0)
+    with pytest.raises(sf.errors.InvalidArgumentError, match="index"):
+        D.range(3).shard(2, 2)

@@ -220,6 +220,11 @@ class DatasetV2:
         """All but the first `count` elements (-1: none)."""
         return self._wrap(transforms.Skip(self._node, _scalar(count, "skip", "count")))
 
+    def shard(self, num_shards, index, name=None):
+        """Elements index, index + num_shards, index + 2 * num_shards, ..."""
+        return self._wrap(transforms.Shard(self._node, _scalar(num_shards, "shard", "num_shards"),
+                                           _scalar(index, "shard", "index")))
+
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """map_func(*element) for tuple elements, map_func(element) otherwise, on each element."""
         return self._wrap(functions.Map(self._node, map_func))

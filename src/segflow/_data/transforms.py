@@ -1,5 +1,5 @@
 """The stages that reshape a stream without user functions: batch, padded_batch, unbatch, shuffle,
-repeat, take, skip, cache, enumerate, concatenate, zip. Each works on chunks where it can, so a
+repeat, take, skip, shard, cache, enumerate, concatenate, zip. Each works on chunks where it can, so a
 pipeline over in-memory arrays runs as NumPy slicing and gathers."""
 import numpy as np
 
@@ -10,7 +10,7 @@ from segflow._data.instance import scalar_value
 from segflow._data.node import INFINITE, UNKNOWN, Node, chunk_len, concat_chunks, rows
 from segflow.util import nest
 
-__all__ = ["Batch", "PaddedBatch", "Unbatch", "Shuffle", "Repeat", "Take", "Skip", "Cache", "Enumerate",
+__all__ = ["Batch", "PaddedBatch", "Unbatch", "Shuffle", "Repeat", "Take", "Skip", "Shard", "Cache", "Enumerate",
            "Concatenate", "Zip", "static_int"]
 
 _BLOCK = 4096     # a shuffle handles at most this many input rows per step
@@ -376,6 +376,32 @@ class Skip(_Unary):
                 left -= 1
                 continue
             yield e
+
+
+class Shard(_Unary):
+    """Every `num_shards`-th element, from element `index`."""
+
+    def __init__(self, child, num_shards, index):
+        self.num, self.index = int(num_shards), int(index)
+        if self.num <= 0:
+            raise errors.InvalidArgumentError(None, None, "shard: num_shards must be greater than zero.")
+        if not 0 <= self.index < self.num:
+            raise errors.InvalidArgumentError(None, None, f"shard: index must be in [0, num_shards = {self.num}), "
+                                              f"got {self.index}")
+        super().__init__(child)
+
+    def cardinality(self, ctx):
+        c = self.child.cardinality(ctx)
+        return c if c < 0 else c // self.num + (1 if self.index < c % self.num else 0)
+
+    def chunks(self, ctx):
+        pos = 0
+        for chunk in self.child.chunks(ctx):
+            n = chunk_len(chunk)
+            first = (self.index - pos) % self.num
+            if first < n:
+                yield [a[first::self.num] for a in chunk]
+            pos += n
 
 
 class _CacheState:
