@@ -212,3 +212,10 @@ def test_map_fn_capturing_a_graph_tensor_is_refused_clearly(graph):
     nxt = D1.range(3).map(lambda x: x * k).make_one_shot_iterator().get_next()
     with v1.Session() as sess:
         assert drain(sess, nxt) == [0, 2, 4]
+
+
+def test_get_next_has_no_gradient(graph):
+    p = v1.placeholder(sf.float32, [None])
+    it = D1.from_tensor_slices(p).make_initializable_iterator()
+    x = it.get_next()
+    assert sf.gradients(x * 2.0, [p]) == [None]

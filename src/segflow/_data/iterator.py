@@ -14,7 +14,7 @@ import numpy as np
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core import mode as context
 from segflow._core.apply import apply_op
-from segflow._core.registry import register_op
+from segflow._core.registry import NotDifferentiable, register_op
 from segflow._core.tensor import Tensor
 from segflow._core.tensor_spec import TensorSpec
 from segflow._ops.constant import constant
@@ -123,6 +123,10 @@ def _cardinality_kernel(state, sources, node=None):
 
 register_op("DatasetCardinality", inputs=("sources*",), infer=lambda op, sources, node=None: [TensorSpec([], "int64")],
             kernel=_cardinality_kernel, stateful=True, defaults={"node": None})
+
+
+for _op_type in ("MakeIterator", "IteratorGetNext", "DatasetCardinality"):
+    NotDifferentiable(_op_type)
 
 
 def cardinality_tensor(node):
