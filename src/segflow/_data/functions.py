@@ -45,7 +45,7 @@ def _sample(fn, node, what):
     raise ValueError(f"{what}: the function could not be traced, and the dataset has no element to run it on")
 
 
-def _output(fn, node, what, want_dataset=False):
+def _output(fn, node, what):
     """(value fn returns on the element spec, whether its shapes are only known by rank)."""
     try:
         return _trace(fn, node.spec, what), False

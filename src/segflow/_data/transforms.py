@@ -8,7 +8,6 @@ from segflow._core.tensor_spec import TensorSpec
 from segflow._data import structure
 from segflow._data.instance import scalar_value
 from segflow._data.node import INFINITE, UNKNOWN, Node, chunk_len, concat_chunks, rows
-from segflow.util import nest
 
 __all__ = ["Batch", "PaddedBatch", "Unbatch", "Shuffle", "Repeat", "Take", "Skip", "Shard", "Cache", "Enumerate",
            "Concatenate", "Zip", "static_int"]

@@ -6,6 +6,6 @@ from segflow._data.dataset import (AUTOTUNE, INFINITE_CARDINALITY as INFINITE, U
                                    get_output_types as get_legacy_output_types)
 from segflow._data.iterator import make_initializable_iterator, make_one_shot_iterator
 
-__all__ = ["AUTOTUNE", "Dataset", "DatasetV1", "DatasetV2", "INFINITE", "Options", "UNKNOWN", "get_legacy_output_classes",
-           "get_legacy_output_shapes", "get_legacy_output_types", "get_structure", "make_initializable_iterator",
+__all__ = ["AUTOTUNE", "Dataset", "DatasetV1", "DatasetV2", "INFINITE", "Options", "UNKNOWN",
+           "get_legacy_output_classes", "get_legacy_output_shapes", "get_legacy_output_types", "get_structure", "make_initializable_iterator",
            "make_one_shot_iterator"]
