@@ -4,10 +4,10 @@
     _core/                 + kernels, util                 (knows no op)
     _ops/                  + _core
     _training/             + _ops
-    models/, dask/         + _training
+    models/, dask/, _data/ + _training
     faces                  framework/ ops/ eager/ client/ training/: only imports from the layers
                            below and `__all__`
-    the flat API           segflow/__init__.py, math.py, nn.py, ..., compat/: anything
+    the flat API           segflow/__init__.py, math.py, nn.py, ..., compat/, data/: anything
 
 Imports point down this list only, no module-level import cycle exists anywhere, and an import
 inside a function is allowed only where it is listed below with its reason.
@@ -23,12 +23,14 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "segflow"
 LAYERS = {"kernels": 0, "util": 0, "_core": 1, "_ops": 2, "_training": 3, "models": 4, "dask": 4,
           "viz": 4,   # viz (issue 15): pictures of graphs, built on _ops (tracing) and _core
           "_platform": 0,     # _platform: app / flags / logging, on the standard library (and absl, lazily)
+          "_data": 4,     # _data: sf.data's pipelines (over _ops and _core)
           "_cli": 6}   # the command line sits with the flat API: it may use anything
 FACES = ("framework", "ops", "eager", "client", "training", "layers", "debug", "module", "contrib")
 FACE_LAYER = 5
 TOP_LAYER = 6
 TOP_PACKAGES = ("compat",)
 TOP_PACKAGES += ("summary",)   # summary: sf.summary is a flat-API package, like sf.compat
+TOP_PACKAGES += ("data",)      # sf.data is a flat-API package too (data/__init__ imports data/experimental)
 
 # Imports inside functions, each with the reason it cannot sit at module level:
 # (module, imported module) -> reason.

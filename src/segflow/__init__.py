@@ -99,6 +99,8 @@ from segflow import viz  # noqa: E402,F401
 from segflow._ops.gradient_coverage import gradient_coverage  # noqa: E402,F401
 # summary: TensorBoard summaries (tf.summary)
 from segflow import summary  # noqa: E402,F401
+# sf.data (input pipelines)
+from segflow import data  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -124,8 +124,11 @@ from segflow.compat.v1 import summary
 from segflow._core.run_config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,
                                       RunOptions)
 from segflow._ops.summary_proto import Event, SessionLog, Summary
+# sf.compat.v1.data (TF1's tf.data: DatasetV1, graph iterators)
+from segflow.compat.v1 import data
 
-__all__ = ["AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
+__all__ = ["data",  # sf.compat.v1.data
+           "AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
            "disable_v2_tensorshape", "enable_v2_tensorshape", "get_static_value", "dimension_at_index",
            "dimension_value",
            "app", "flags", "get_logger", "logging", "numpy_function", "py_func", "py_function",  # issue 13 items 5, 6
