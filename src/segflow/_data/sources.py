@@ -32,7 +32,7 @@ class TensorSlices(Node):
                 raise ValueError("from_tensor_slices: Unbatching a tensor is only supported for rank >= 1")
             if s.shape.rank is not None:
                 if not rows.is_compatible_with(s.shape[0]):
-                    raise ValueError(f"from_tensor_slices: Dimensions {rows.value} and {s.shape[0].value} are "
+                    raise ValueError(f"from_tensor_slices: Dimensions {rows.value} and {tensor_shape.dimension_value(s.shape[0])} are "
                                      "not compatible: every component must have the same first dimension")
                 rows = rows.merge_with(s.shape[0])
         self.rows = rows.value

@@ -159,7 +159,7 @@ class Unbatch(_Unary):
 
     def cardinality(self, ctx):
         c = self.child.cardinality(ctx)
-        dims = {s.shape[0].value if s.shape.rank else None for s in self.child.flat}
+        dims = {tensor_shape.dimension_value(s.shape[0]) if s.shape.rank else None for s in self.child.flat}
         if c < 0 or len(dims) != 1 or None in dims:
             return UNKNOWN if c != INFINITE or None in dims else INFINITE
         return c * dims.pop()
