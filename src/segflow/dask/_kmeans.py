@@ -31,6 +31,7 @@ from segflow.models import _kmeans_steps as steps
 __all__ = ["is_dask", "fit", "predict", "transform", "sample_rows"]
 
 SPLIT_EVERY = 8
+SAMPLE_ROWS = 1 << 16     # k-means++ / random initialization draws from at most this many rows (or 64 k)
 
 
 def is_dask(x):
@@ -39,8 +40,8 @@ def is_dask(x):
 
 
 def sample_rows(n, k):
-    """The rows k-means++ / random initialization draws from: all of them up to 2**16 (or 64 k)."""
-    return min(n, max(1 << 16, 64 * k))
+    """The rows k-means++ / random initialization draws from: all of them up to SAMPLE_ROWS (or 64 k)."""
+    return min(n, max(SAMPLE_ROWS, 64 * k))
 
 
 # ----------------------------------------------------------------------------------- tasks

@@ -74,6 +74,9 @@ def as_rows(op, data, segment_ids, name="segment_ids"):
         segment_ids = np.asarray(segment_ids)
         if segment_ids.ndim == 0:
             raise _bad(op, name, "must have at least one dimension, one id per row of data")
+        if tuple(data.shape[:segment_ids.ndim]) != segment_ids.shape:
+            raise _bad(op, name, f"shape {list(segment_ids.shape)} is not a prefix of data's shape "
+                                 f"{list(data.shape)}")
         segment_ids = da.from_array(segment_ids, chunks=(data.chunks[0],) + segment_ids.shape[1:])
     ids = segment_ids
     if data.ndim == 0 or ids.ndim == 0:
