@@ -3,7 +3,7 @@ a memory limit, on loopback, started once per test session. Workers import segfl
 inherited PYTHONPATH (or the editable install)."""
 import pytest
 
-MEMORY_LIMIT = 450 * 2**20   # bytes per worker (a worker process holds ~200 MiB before any data)
+MEMORY_LIMIT = 600 * 2**20   # bytes per worker (a worker process holds ~200 MiB before any data)
 
 
 @pytest.fixture(scope="session")
