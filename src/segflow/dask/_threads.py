@@ -10,6 +10,7 @@ the CPUs this process may use (`planned_workers` before any kernel ran). Numba's
 after it. Results never depend on the thread count (the kernels' rule).
 """
 import contextlib
+import sys
 import threading
 
 from segflow.kernels._common import HAVE_NUMBA, planned_workers, worker_count
@@ -22,11 +23,13 @@ _running = [0]      # segflow tasks running in this process now
 
 def worker_threads():
     """The threads of the Dask worker this runs on (its `nthreads`), else planned_workers()."""
-    try:
-        from distributed import get_worker
-        return max(1, int(get_worker().state.nthreads))
-    except (ImportError, ValueError, AttributeError):
-        return planned_workers()
+    distributed = sys.modules.get("distributed")   # a worker has imported it; never import it here
+    if distributed is not None:
+        try:
+            return max(1, int(distributed.get_worker().state.nthreads))
+        except (ValueError, AttributeError):
+            pass
+    return planned_workers()
 
 
 def task_threads():
