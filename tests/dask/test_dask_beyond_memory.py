@@ -19,9 +19,10 @@ def test_data_larger_than_a_worker_reduced_on_the_workers(client):
     ids = g.integers(-1, nseg, size=rows, chunks=chunk_rows)
     assert X.nbytes >= 1.5 * limit * 0.99
 
-    def numpy_partial(x, i):        # [nseg, d] sums of one chunk, by np.bincount per column
+    def numpy_partial(x, i):        # [nseg, d] sums of one chunk: one np.bincount over (id, column) pairs
         keep = i[:, 0] >= 0
-        return np.stack([np.bincount(i[keep, 0], weights=x[keep, j], minlength=nseg) for j in range(d)], 1)
+        flat = (i[keep, 0][:, None] * d + np.arange(d)).ravel()
+        return np.bincount(flat, weights=x[keep].ravel(), minlength=nseg * d).reshape(nseg, d)
 
     def numpy_counts(i):
         return np.bincount(i[i >= 0], minlength=nseg)

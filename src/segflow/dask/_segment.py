@@ -228,7 +228,7 @@ def _public(kind):
       num_segments: Python or NumPy int.
       output_chunks: rows per output block (int or sizes); None: one block unless the output
         exceeds Dask's array.chunk-size. Each block reduces only its range of ids.
-      split_every: partials combined per task in the tree reduction (Dask's default: 4... 32).
+      split_every: partials combined per task in the tree reduction (None: Dask's default).
     Returns:
       A dask array like the in-memory op's result (dtype, shape, empty-segment values).
     Raises:
