@@ -6,8 +6,8 @@
 
 Functions are named as in `sf.math` and take and return dask arrays, lazy until `.compute()`; each
 row chunk is reduced by segflow's kernels on the worker that holds it and the partial results are
-combined by Dask's tree reduction. `segflow.models.KMeans(...).fit(X)` and the boosted trees'
-`fit` accept dask arrays too. Dask itself is imported on first use (`pip install segflow[dask]`);
+combined by Dask's tree reduction. `segflow.models.KMeans(...).fit(X)` accepts a dask array too
+(_kmeans.py); the boosted trees do not yet. Dask itself is imported on first use (`pip install segflow[dask]`);
 `import segflow` never imports it, nor this package.
 """
 from segflow.dask._bincount import bincount
