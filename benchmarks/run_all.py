@@ -12,7 +12,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = ("startup.py", "overhead.py", "segment.py", "accuracy.py", "sparse.py", "embedding.py", "threads.py",
-           "models.py", "models_trees.py", "plots.py")
+           "models.py", "models_trees.py", "scale.py", "plots.py")
 
 
 def main(argv=None):

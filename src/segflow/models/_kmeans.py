@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from segflow._core.mode import eager_mode
+from segflow.dask import _kmeans as dask_kmeans  # dask arrays (scale-out); imports dask only when used
 from segflow.models import _kmeans_steps as steps
 
 try:  # scikit-learn is optional: it supplies the estimator base classes and input validation.
@@ -198,7 +199,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
         Args:
           X: [n_samples, n_features] array-like or segflow tensor (float32 is kept; other types
-            become float64).
+            become float64), or a dask array (segflow.dask._kmeans: reduced on Dask's workers).
           y: ignored.
           sample_weight: optional [n_samples] non-negative weights.
         Returns:
@@ -206,6 +207,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         Raises:
           ValueError: bad parameters, fewer samples than clusters, NaN/inf or non-2-D input.
         """
+        if dask_kmeans.is_dask(X):  # scale-out: the statistics reduced on Dask's workers
+            return dask_kmeans.fit(self, X, sample_weight, _random_state(self.random_state))
         X = self._validate(X, reset=True)
         n_init = self._check_params(X.shape[0])
         weights = self._weights(sample_weight, X)
@@ -361,7 +364,9 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return Xw, xsq, centers, labels, partial
 
     def predict(self, X):
-        """The index [n_samples] (int32) of each row's nearest center."""
+        """The index [n_samples] (int32) of each row's nearest center (lazy for a dask array)."""
+        if dask_kmeans.is_dask(X):
+            return dask_kmeans.predict(self, X)
         return self._assign_new(X)[3].astype(np.int32)
 
     def fit_predict(self, X, y=None, sample_weight=None):
@@ -370,7 +375,9 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         """[n_samples, n_clusters] distances to every center: Euclidean (not squared), or 1 - cos
-        for the cosine metric."""
+        for the cosine metric (lazy for a dask array)."""
+        if dask_kmeans.is_dask(X):
+            return dask_kmeans.transform(self, X)
         self._check_fitted()
         X = self._validate(X, reset=False)
         return self._transform(X)
