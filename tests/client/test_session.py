@@ -231,3 +231,37 @@ def test_feeding_one_output_of_an_op_that_still_runs(g):
         va, vy = s.run([a, y], {a: [100.0]})
         np.testing.assert_array_equal(va, [100.0])
         np.testing.assert_array_equal(vy, [1002.0])
+
+
+def test_scalars_come_back_as_numpy_scalars_and_strings_as_bytes():
+    # TF: sess.run of a scalar gives np.float32 (not a 0-d array); of a string scalar, bytes.
+    with ops.Graph().as_default():
+        with Session() as sess:
+            got = sess.run([sf.constant(1.5) + 1.0, sf.constant(b"ab"), sf.constant([1, 2])])
+    assert type(got[0]) is np.float32 and got[0] == 2.5
+    assert got[1] == b"ab" and type(got[1]) is bytes
+    assert isinstance(got[2], np.ndarray) and got[2].tolist() == [1, 2]
+    assert type(sf.constant(2.0).numpy()) is np.float32 and sf.constant(b"x").numpy() == b"x"
+    assert type(np.asarray(sf.constant(2.0))) is np.ndarray
+
+
+def test_strings_are_fed_as_bytes_or_str():
+    with ops.Graph().as_default():
+        p = sf.compat.v1.placeholder(sf.string, [])
+        q = sf.compat.v1.placeholder(sf.string, [None])
+        with Session() as sess:
+            assert sess.run(sf.identity(p), {p: "héllo"}) == "héllo".encode()
+            assert sess.run(sf.identity(q), {q: ["a", b"bc"]}).tolist() == [b"a", b"bc"]
+            with pytest.raises(TypeError, match="dtype string"):
+                sess.run(sf.identity(q), {q: [1, 2]})
+
+
+def test_a_control_dependency_on_a_fed_placeholder_does_not_run_it():
+    with ops.Graph().as_default():
+        p = sf.compat.v1.placeholder(sf.float32, [])
+        with sf.control_dependencies([p]):
+            y = sf.constant(1.0) + 1.0
+        with Session() as sess:
+            assert sess.run(y, {p: 3.0}) == 2.0
+            with pytest.raises(sf.errors.InvalidArgumentError, match="must feed"):
+                sess.run(y)

@@ -57,7 +57,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
             capture = getattr(get_default_graph(), "capture", None)
             if capture is not None:      # an sf.function's graph: fed the value at each call
                 return capture(value)
-            return hooks.constant(value.numpy(), name=name)
+            return hooks.constant(value._array(), name=name)
         return value
     if isinstance(value, IndexedSlices):
         t = _indexed_slices_to_tensor(value, dtype, name)
@@ -140,11 +140,11 @@ def to_numpy(value, dtype=None, strict=False):
     """`value` as a NumPy array of `dtype` (a DType or None), with TF's conversion rules."""
     np_dtype = None if dtype is None else dtypes.as_dtype(dtype).as_numpy_dtype
     if isinstance(value, EagerTensor):
-        arr = value.numpy()
+        arr = value._array()
     elif isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
         if arr.dtype.kind in "US":
-            arr = _utf8(arr)
+            arr = utf8_array(arr)
         if not arr.dtype.isnative:
             # Big-endian (or other non-native) arrays: every kernel and dtype check works on native
             # dtypes, so the bytes are swapped once here (">f4" becomes float32 "<f4").
@@ -168,7 +168,7 @@ def to_numpy(value, dtype=None, strict=False):
                 arr = arr.astype(np.int32) if arr.size == 0 or (
                     arr.min() >= -2**31 and arr.max() < 2**31) else arr.astype(np.int64)
             elif arr.dtype.kind == "U" or arr.dtype.kind == "S":
-                arr = _utf8(arr)
+                arr = utf8_array(arr)
     if np_dtype is not None and arr.dtype != np_dtype:
         target = np.dtype(np_dtype)
         if strict and not isinstance(value, (np.ndarray, np.generic, EagerTensor)):
@@ -186,7 +186,7 @@ def to_numpy(value, dtype=None, strict=False):
     return arr
 
 
-def _utf8(arr):
+def utf8_array(arr):
     """A NumPy str or bytes array as TF's string tensors hold it: an object array of bytes (str
     encoded as UTF-8)."""
     out = np.empty(arr.shape, dtype=object)
@@ -211,7 +211,7 @@ def _unwrap(value):
         if isinstance(v, (list, tuple)):
             out.append(_unwrap(v))
         elif isinstance(v, EagerTensor):
-            out.append(v.numpy())
+            out.append(v._array())
         elif isinstance(v, Tensor):
             raise TypeError(f"Cannot convert a list holding symbolic tensor {v.name} to a constant; "
                             "use sf.stack")

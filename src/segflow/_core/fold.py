@@ -18,7 +18,7 @@ def constant_value(tensor, partial=False):
     and any stateless op whose inputs are all known and small, are folded by running their kernel.
     """
     if isinstance(tensor, EagerTensor):
-        return tensor.numpy()
+        return tensor._array()
     if isinstance(tensor, (np.ndarray, np.generic, int, float, bool, list, tuple)):
         return np.asarray(tensor)
     if not isinstance(tensor, Tensor):

@@ -15,6 +15,7 @@ from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import ExecState, resource_exhausted
 from segflow._core.registry import regroup_inputs
 from segflow._core import run_config
+from segflow._core.convert import utf8_array
 from segflow.kernels import BadInput
 from segflow.util import nest
 
@@ -154,7 +155,9 @@ class Session(BaseSession):
         i = 0
         for kind, e in elements:
             if kind == "t":
-                out.append(values[i])
+                v = values[i]
+                # A scalar comes back as a NumPy scalar (bytes for a string), as from TF's Session.
+                out.append(v[()] if type(v) is np.ndarray and v.ndim == 0 else v)
                 i += 1
             elif kind == "slices":
                 parts = []
@@ -226,6 +229,8 @@ class Session(BaseSession):
                             "feed NumPy arrays or Python values")
         np_dtype = t.dtype.as_numpy_dtype
         arr = np.asarray(value)
+        if t.dtype == dtypes.string:
+            return _string_feed(t, value, arr)
         if arr.dtype != np_dtype:
             kind_from, kind_to = arr.dtype.kind, np.dtype(np_dtype).kind
             if arr.dtype == object or kind_from in "USV":
@@ -277,7 +282,9 @@ class Session(BaseSession):
             if op in seen:
                 continue
             seen.add(op)
-            stack.extend(op.control_inputs)
+            # A control input whose every output is fed has run already, as far as TF is concerned
+            # (a fed placeholder is not evaluated), so it is not run.
+            stack.extend(c for c in op.control_inputs if not (c.outputs and all(t in fed_set for t in c.outputs)))
             stack.extend(t.op for t in op.inputs if t not in fed_set)
         needed = sorted(seen, key=lambda op: op._id)
         slots = {}
@@ -387,6 +394,15 @@ def _fold(plan):
         needed.update(step[2])
     plan.preset = tuple((slot, v) for slot, v in known.items() if slot in needed)
     plan.steps = kept
+
+
+def _string_feed(t, value, arr):
+    """A value fed to a string tensor as TF holds it: an object array of bytes (str as UTF-8)."""
+    if arr.dtype.kind in "US" or (arr.dtype == object and all(isinstance(v, (bytes, str))
+                                                              for v in arr.reshape(-1).tolist())):
+        return utf8_array(arr)
+    raise TypeError(f"Cannot feed value of type {type(value).__name__} (dtype {arr.dtype}) to tensor {t.name} of "
+                    "dtype string: feed bytes or str")
 
 
 def execute_plan(plan, feed_values, resources):

@@ -283,19 +283,26 @@ class EagerTensor(Tensor):
         return self.numpy()
 
     def numpy(self):
-        """The value as a NumPy array (a copy is not made; do not write to it). A quantized tensor
-        (qint8, ...) gives its plain integers, as in TF."""
+        """The value as a NumPy array (a copy is not made; do not write to it), or a NumPy scalar
+        (bytes for a string) for a scalar tensor, as in TF. A quantized tensor (qint8, ...) gives its
+        plain integers, as in TF."""
+        value = self._array()
+        return value[()] if value.ndim == 0 else value
+
+    def _array(self):
         value = self._value
         if type(value) is not np.ndarray:
             value = np.asarray(value)
         return value if value.dtype.names is None else value.view(value.dtype[0])
 
     def __array__(self, dtype=None, copy=None):
-        value = self.numpy()
+        value = self._array()
         return value if dtype is None else value.astype(dtype, copy=False)
 
     def __repr__(self):
-        return f"<sf.Tensor: shape={tuple(self._value.shape)}, dtype={self.dtype.name}, numpy={self.numpy()!r}>"
+        value = self._array()
+        text = repr(value.tolist()) if value.ndim == 0 else repr(value)     # TF: `numpy=3.0` for a scalar
+        return f"<sf.Tensor: shape={tuple(self._value.shape)}, dtype={self.dtype.name}, numpy={text}>"
 
     def __str__(self):
         return f"sf.Tensor({self.numpy()}, shape={tuple(self._value.shape)}, dtype={self.dtype.name})"

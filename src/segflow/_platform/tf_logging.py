@@ -46,6 +46,9 @@ def get_logger():
                 handler = _logging.StreamHandler(_sys.stdout if interactive else _sys.stderr)
                 handler.setFormatter(_logging.Formatter(_logging.BASIC_FORMAT, None))
                 logger.addHandler(handler)
+                # With its own handler the logger does not also pass records to the root logger:
+                # otherwise a root handler added later (absl's, by app.run) prints each line twice.
+                logger.propagate = False
             _logger = logger
     return _logger
 
