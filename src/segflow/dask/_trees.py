@@ -48,11 +48,13 @@ __all__ = ["is_dask", "fit", "predict"]
 SPLIT_EVERY = 8
 
 
-def _tree_sum(parts, combine, dask):
-    """combine()s the delayed parts in a tree of tasks; returns the delayed total."""
-    level = list(parts)
-    while len(level) > 1:
-        level = [dask.delayed(combine, pure=True)(*level[i:i + SPLIT_EVERY]) for i in range(0, len(level), SPLIT_EVERY)]
+def _tree_sum(parts, combine, dask, first=None):
+    """combine()s the delayed parts in a tree of tasks (`first` at the bottom level, default
+    combine); returns the delayed total."""
+    level, fn = list(parts), first or combine
+    while len(level) > 1 or fn is first:
+        level = [dask.delayed(fn, pure=True)(*level[i:i + SPLIT_EVERY]) for i in range(0, len(level), SPLIT_EVERY)]
+        fn = combine
     return level[0]
 
 
@@ -92,9 +94,12 @@ def _apply_splits(binned, ids, splits, missing_bin):
     return new
 
 
-def _level_chunk(binned, gh, c, ids, splits, wanted, missing_bin):
-    """(node ids after `splits`, [len(wanted), F, bins, 3] histograms of the wanted nodes' rows)."""
-    ids = _apply_splits(binned, ids, splits, missing_bin)
+def _level_chunk(binned, state, c, prev, splits, wanted, missing_bin):
+    """(node ids after `splits`, [len(wanted), F, bins, 3] histograms of the wanted nodes' rows);
+    state: the chunk's _round_chunk result, prev: its last _level_chunk result for this tree (None:
+    every row at the root)."""
+    gh = state[1]
+    ids = _apply_splits(binned, None if prev is None else prev[0], splits, missing_bin)
     hists = np.zeros((len(wanted), binned.shape[1], missing_bin + 1, 3), np.float64)
     if wanted and ids.size:
         order = np.argsort(ids, kind="stable")
@@ -107,15 +112,16 @@ def _level_chunk(binned, gh, c, ids, splits, wanted, missing_bin):
     return ids, hists
 
 
-def _round_chunk(binned, y, w, raw, trees, loss, baseline, missing_bin, score):
-    """Adds the round's trees (ids, pending splits, leaf values) to the raw scores ([K, n]; None:
-    the baseline), then the next (gradients, hessians) [K, n, 2] and (loss sum, weight sum)."""
-    if raw is None:
+def _round_chunk(binned, y, w, state, trees, loss, baseline, missing_bin, score):
+    """Adds the round's trees (last _level_chunk result, pending splits, leaf values) to the raw
+    scores ([K, n]: state[0]; state None: the baseline), then the next (gradients, hessians)
+    [K, n, 2] and (loss sum, weight sum)."""
+    if state is None:
         raw = np.repeat(np.asarray(baseline, np.float64)[:, None], binned.shape[0], axis=1)
     else:
-        raw = raw.copy()
-        for c, (ids, splits, values) in enumerate(trees):
-            raw[c] += values[_apply_splits(binned, ids, splits, missing_bin)]
+        raw = state[0].copy()
+        for c, (prev, splits, values) in enumerate(trees):
+            raw[c] += values[_apply_splits(binned, prev[0], splits, missing_bin)]
     g, h = loss.grad_hess(y, raw)
     if w is not None:
         g, h = g * w[None, :], h * w[None, :]
@@ -129,6 +135,14 @@ def _round_chunk(binned, y, w, raw, trees, loss, baseline, missing_bin, score):
 
 def _add(*parts):
     return sum(parts[1:], parts[0])
+
+
+def _add_hists(*results):
+    return _add(*[r[1] for r in results])
+
+
+def _add_scores(*results):
+    return _add_pairs(*[r[2] for r in results])
 
 
 def _add_pairs(*parts):
@@ -149,30 +163,27 @@ class _Chunks:
     def __init__(self, binned, y, w, missing_bin, dask):
         self.binned, self.y, self.w = binned, y, w
         self.missing_bin, self.dask = missing_bin, dask
-        self.raw = self.gh = None
+        self.state = [None] * len(binned)    # per chunk: (raw scores, gradients/hessians, _)
 
-    def level(self, c, ids, splits, wanted):
-        """One pass: (new node ids per chunk, the summed histograms of `wanted`)."""
+    def level(self, c, prev, splits, wanted):
+        """One pass: (the chunks' results, holding the new node ids; the summed histograms of `wanted`).
+        The results stay on the workers (persisted); only the total travels."""
         d = self.dask
-        tasks = [d.delayed(run_task, pure=True, nout=2)(_level_chunk, b, gh, c, i, splits, wanted, self.missing_bin)
-                 for b, gh, i in zip(self.binned, self.gh, ids)]
-        total = _tree_sum([t[1] for t in tasks], _add, d)
-        out = d.persist(*[t[0] for t in tasks], total)
+        tasks = [d.delayed(run_task, pure=True)(_level_chunk, b, s, c, r, splits, wanted, self.missing_bin)
+                 for b, s, r in zip(self.binned, self.state, prev)]
+        out = d.persist(*tasks, _tree_sum(tasks, _add, d, first=_add_hists))
         return list(out[:-1]), out[-1].compute()
 
     def round(self, trees, loss, baseline, score):
-        """One pass: adds the trees to the raw scores; new gradients; (loss sum, weight sum)."""
+        """One pass: adds the trees to the raw scores, new gradients; returns the mean loss."""
         d = self.dask
-        raw = self.raw if self.raw is not None else [None] * len(self.binned)
         tasks = []
-        for j, (b, y, w, r) in enumerate(zip(self.binned, self.y, self.w, raw)):
-            chunk_trees = [(ids[j], splits, values) for ids, splits, values in trees]
-            tasks.append(d.delayed(run_task, pure=True, nout=3)(_round_chunk, b, y, w, r, chunk_trees, loss,
-                                                                 baseline, self.missing_bin, score))
-        total = _tree_sum([t[2] for t in tasks], _add_pairs, d)
-        out = d.persist(*[t[0] for t in tasks], *[t[1] for t in tasks], total)
-        n = len(tasks)
-        self.raw, self.gh = list(out[:n]), list(out[n:2 * n])
+        for j, (b, y, w, s) in enumerate(zip(self.binned, self.y, self.w, self.state)):
+            chunk_trees = [(prev[j], splits, values) for prev, splits, values in trees]
+            tasks.append(d.delayed(run_task, pure=True)(_round_chunk, b, y, w, s, chunk_trees, loss,
+                                                        baseline, self.missing_bin, score))
+        out = d.persist(*tasks, _tree_sum(tasks, _add_pairs, d, first=_add_scores))
+        self.state = list(out[:-1])
         loss_sum, weight = out[-1].compute()
         return loss_sum / weight if weight > 0 else np.nan
 
