@@ -103,6 +103,8 @@ def test_bad_input(client):
     bad[7, 2] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         GradientBoostedTreesRegressor(n_estimators=1).fit(_d(bad), yd)
+    with pytest.raises(ValueError, match="y contains NaN"):
+        GradientBoostedTreesRegressor(n_estimators=1).fit(Xd, _d(np.where(np.arange(N) == 9, np.nan, Y)))
     with pytest.raises(ValueError, match="one class"):
         GradientBoostedTreesClassifier(n_estimators=1).fit(Xd, _d(np.zeros(N)))
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):

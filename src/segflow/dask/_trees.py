@@ -16,11 +16,12 @@ split, so a tree costs up to max_leaf_nodes passes: prefer depthwise on a cluste
 of an iteration one pass adds the leaf values to the raw scores and computes the next gradients
 (and the loss, for early stopping).
 
-With the same bin edges (the sketch is exact while a feature has at most 32 * max_bins distinct
-values) the trees are the in-memory fit's (feature, threshold) and the predictions agree within float
-tolerance (histograms are added in another order). Deliberate differences: the thresholds come from
-all rows (the in-memory fit sketches a 200,000-row sample of a larger set); early_stopping="auto" is
-off, early_stopping=True needs validation_fraction=None (it scores the training loss), since a
+The bin edges are the in-memory fit's while the merged sketch is exact (at most 32 * max_bins
+distinct values per feature) and n <= 200,000 (the in-memory fit sketches a sample of a larger set);
+with the same edges the trees are the in-memory fit's (feature, threshold) and the predictions agree
+within float tolerance (histograms are added in another order, so a near-tie between two splits'
+gains could go the other way). Deliberate differences: the thresholds come from
+all rows, through the merged sketches (rank error <= eps * n); early_stopping="auto" is off, early_stopping=True needs validation_fraction=None (it scores the training loss), since a
 validation split would need a shuffle; subsample < 1 raises ValueError (max_features is supported).
 predict / predict_proba / decision_function of a dask array are lazy (map_blocks).
 """
@@ -29,7 +30,6 @@ import heapq
 
 import numpy as np
 
-from segflow.dask._kmeans import is_dask
 from segflow.dask._threads import run_task
 from segflow.kernels import histogram as hk
 from segflow.kernels.quantiles import WeightedQuantileSketch
@@ -46,6 +46,11 @@ except ImportError:  # pragma: no cover
 __all__ = ["is_dask", "fit", "predict"]
 
 SPLIT_EVERY = 8
+
+
+def is_dask(x):
+    """True for a dask array (duck-typed: dask is never imported here)."""
+    return hasattr(x, "dask") and hasattr(x, "chunks") and hasattr(x, "to_delayed")
 
 
 def _tree_sum(parts, combine, dask, first=None):
@@ -150,6 +155,9 @@ def _add_pairs(*parts):
 
 
 def _target_stats(y, w, k, multiclass):
+    """(sum w y, sum w), or the weighted class counts; raises for NaN / infinite targets."""
+    if not np.isfinite(y).all():
+        raise ValueError("Input y contains NaN or infinity.")
     if multiclass:
         return np.bincount(y.astype(np.int64), weights=w, minlength=k).astype(np.float64)
     return np.array([float(y.sum() if w is None else y @ w), float(y.size if w is None else w.sum())])
