@@ -7,7 +7,9 @@
 Functions are named as in `sf.math` and take and return dask arrays, lazy until `.compute()`; each
 row chunk is reduced by segflow's kernels on the worker that holds it and the partial results are
 combined by Dask's tree reduction. `segflow.models.KMeans(...).fit(X)` accepts a dask array too
-(_kmeans.py); the boosted trees do not yet. Dask itself is imported on first use (`pip install segflow[dask]`);
+(_kmeans.py), and so do `GradientBoostedTreesRegressor/Classifier(...).fit(X, y)` (_trees.py:
+per-chunk quantile sketches merged into the bins, per-chunk histograms summed per tree level; only
+sketches, histograms and splits travel). Dask itself is imported on first use (`pip install segflow[dask]`);
 `import segflow` never imports it, nor this package.
 """
 from segflow.dask._bincount import bincount

@@ -6,6 +6,10 @@ between neighbours); otherwise the thresholds are the sketch's quantile boundari
 <= eps * n with eps = 1 / (8 * max_bins)). Bin b of feature f holds the values x with
 thresholds[f][b-1] < x <= thresholds[f][b], so "bin <= b" is "x <= thresholds[f][b]" and a split
 learned on bins is applied to raw values with the same comparison.
+
+`fit_sketches` takes one merged sketch per feature instead of the data (segflow.dask._trees builds
+them per row chunk): while the merged sketch is exact (at most ceil(4 / eps) distinct values in all)
+the thresholds are those `fit` gives on the same (unsampled) rows.
 """
 import numpy as np
 
@@ -43,9 +47,30 @@ class BinMapper:
         distinct = col[np.r_[True, col[1:] != col[:-1]]]
         if distinct.size <= self.max_bins:
             return (distinct[:-1] + distinct[1:]) * 0.5
-        sketch = WeightedQuantileSketch(1.0 / (8 * self.max_bins)).add(col)
+        return self._sketch_thresholds(WeightedQuantileSketch(self.eps).add(col))
+
+    @property
+    def eps(self):
+        """The sketches' rank-error bound, 1 / (8 * max_bins)."""
+        return 1.0 / (8 * self.max_bins)
+
+    def _sketch_thresholds(self, sketch):
         bounds = sketch.boundaries(self.max_bins)
         return np.unique(bounds[1:-1])[: self.max_bins - 1]
+
+    def fit_sketches(self, sketches):
+        """Thresholds from one WeightedQuantileSketch (eps `self.eps`, unit weights) per feature."""
+        self.thresholds_ = []
+        for sketch in sketches:
+            if sketch.size == 0:
+                self.thresholds_.append(np.zeros(0, np.float64))
+            elif sketch.size <= self.max_bins and sketch.approximation_error() == 0.0:  # exact distinct values
+                v = sketch.entries()[0]
+                self.thresholds_.append((v[:-1] + v[1:]) * 0.5)
+            else:
+                self.thresholds_.append(self._sketch_thresholds(sketch))
+        self.n_bins_ = np.array([len(t) + 1 for t in self.thresholds_], np.int64)
+        return self
 
     def transform(self, x):
         """[N, F] uint8 bins of x ([N, F]); NaN -> missing_bin."""

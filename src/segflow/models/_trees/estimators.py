@@ -25,6 +25,7 @@ import numbers
 
 import numpy as np
 
+from segflow.dask import _trees as dask_trees  # dask arrays (scale-out); imports dask only when used
 from segflow.kernels import histogram as hk
 from segflow.models._trees.binning import BinMapper
 from segflow.models._trees.grower import TreeParams, grow_tree
@@ -368,14 +369,21 @@ class GradientBoostedTreesRegressor(RegressorMixin, _BaseGBT):
     Parameters as scikit-learn's HistGradientBoostingRegressor where they exist (`max_iter` is
     `n_estimators`); `subsample` samples rows per iteration without replacement, `max_features`
     the features each split considers; NaN values go to a learned default direction.
+    `fit` also takes dask arrays (X chunked along rows, y alike): segflow.dask._trees (both
+    grow policies; depthwise needs one Dask pass per level, lossguide one per split; subsample < 1
+    raises ValueError); predict of a dask array is lazy.
     """
     _is_classifier = False
 
     def fit(self, X, y, sample_weight=None):
+        if dask_trees.is_dask(X) or dask_trees.is_dask(y):  # scale-out: segflow.dask._trees
+            return dask_trees.fit(self, X, y, sample_weight, self._seed(), _should_stop)
         X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         return self._fit(X, np.asarray(y, np.float64), sample_weight, SquaredError, 1)
 
     def predict(self, X):
+        if dask_trees.is_dask(X):
+            return dask_trees.predict(self, X, "predict")
         return self._raw_predict(X)[0]
 
 
@@ -385,6 +393,8 @@ class GradientBoostedTreesClassifier(ClassifierMixin, _BaseGBT):
     _is_classifier = True
 
     def fit(self, X, y, sample_weight=None):
+        if dask_trees.is_dask(X) or dask_trees.is_dask(y):  # scale-out: segflow.dask._trees
+            return dask_trees.fit(self, X, y, sample_weight, self._seed(), _should_stop)
         X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         if HAVE_SKLEARN:
             check_classification_targets(y)
@@ -398,14 +408,20 @@ class GradientBoostedTreesClassifier(ClassifierMixin, _BaseGBT):
         return self._fit(X, encoded, sample_weight, Softmax, self.n_classes_)
 
     def decision_function(self, X):
+        if dask_trees.is_dask(X):
+            return dask_trees.predict(self, X, "decision_function")
         raw = self._raw_predict(X)
         return raw[0] if raw.shape[0] == 1 else raw.T
 
     def predict_proba(self, X):
+        if dask_trees.is_dask(X):
+            return dask_trees.predict(self, X, "predict_proba")
         raw = self._raw_predict(X)  # checks that the model is fitted
         return self._loss.proba(raw)
 
     def predict(self, X):
+        if dask_trees.is_dask(X):
+            return dask_trees.predict(self, X, "predict")
         # From the raw scores (as decision_function), not the rounded probabilities: ties agree.
         raw = self._raw_predict(X)
         best = (raw[0] > 0).astype(np.int64) if raw.shape[0] == 1 else np.argmax(raw, axis=0)

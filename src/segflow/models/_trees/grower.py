@@ -19,10 +19,13 @@ import numpy as np
 
 from segflow.kernels import histogram as hk
 
-__all__ = ["TreeParams", "grow_tree", "leaf_value"]
+__all__ = ["TreeParams", "grow_tree", "leaf_value", "splittable", "find_split", "NODE_DTYPES"]
 
 _NODE_FIELDS = ("feature", "threshold", "bin_threshold", "missing_left", "left", "right", "value",
                 "gain", "count", "hessian")
+NODE_DTYPES = {"feature": np.int64, "threshold": np.float64, "bin_threshold": np.uint8, "missing_left": np.uint8,
+               "left": np.int64, "right": np.int64, "value": np.float64, "gain": np.float64,
+               "count": np.int64, "hessian": np.float64}
 
 
 class TreeParams:
@@ -65,6 +68,25 @@ def _best_split(hist, totals, n_bins, missing_bin, p, feature_mask):
     return float(gain), int(f), int(t), missing_left, left
 
 
+def splittable(p, depth, count):
+    """Whether a node at `depth` with `count` rows may be split (depth and size limits)."""
+    return (p.max_depth is None or depth < p.max_depth) and count >= 2 * p.min_samples_leaf
+
+
+def find_split(hist, totals, depth, n_bins, missing_bin, p, rng):
+    """The split of a node from its histogram (None: a leaf); draws the node's `max_features`
+    sample from rng when the node may be split (the one place a tree consumes rng)."""
+    if hist is None or not splittable(p, depth, totals[2]):
+        return None
+    n_features = hist.shape[0]
+    mask = np.ones(n_features, np.bool_)
+    if p.max_features < 1.0:
+        k = max(1, int(np.ceil(p.max_features * n_features)))
+        mask = np.zeros(n_features, bool)
+        mask[rng.choice(n_features, k, replace=False)] = True
+    return _best_split(hist, totals, n_bins, missing_bin, p, mask)
+
+
 class _Node:
     __slots__ = ("index", "span", "hist", "totals", "depth", "split")
 
@@ -74,12 +96,7 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
     (all rows; only `rows` are read). Returns a dict of node arrays (fields `_NODE_FIELDS`; children
     are node indices, -1 at leaves; leaf values include the learning rate) and "leaf_rows", a list of
     (leaf index, its rows among `rows`)."""
-    n_features = binned.shape[1]
-    all_features = np.ones(n_features, np.bool_)
     nodes = {k: [] for k in _NODE_FIELDS}
-
-    def splittable(depth, count):
-        return (p.max_depth is None or depth < p.max_depth) and count >= 2 * p.min_samples_leaf
 
     def new_node(span, hist, totals, depth):
         node = _Node()
@@ -91,13 +108,7 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         nodes["value"].append(leaf_value(totals[0], totals[1], p) * p.learning_rate)
         nodes["count"].append(int(round(totals[2])))
         nodes["hessian"].append(float(totals[1]))
-        if hist is not None and splittable(depth, totals[2]):
-            mask = all_features
-            if p.max_features < 1.0:
-                k = max(1, int(np.ceil(p.max_features * n_features)))
-                mask = np.zeros(n_features, bool)
-                mask[rng.choice(n_features, k, replace=False)] = True
-            node.split = _best_split(hist, totals, n_bins, missing_bin, p, mask)
+        node.split = find_split(hist, totals, depth, n_bins, missing_bin, p, rng)
         return node
 
     # The sampled rows' bins, gradients and ids, copied once; every split partitions its node's
@@ -130,7 +141,7 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
         left_rows, right_rows = (start, mid), (mid, stop)
         n_left, n_right = mid - start, stop - mid
         last = p.max_leaf_nodes is not None and n_leaves + 1 >= p.max_leaf_nodes
-        if not last and (splittable(node.depth + 1, n_left) or splittable(node.depth + 1, n_right)):
+        if not last and (splittable(p, node.depth + 1, n_left) or splittable(p, node.depth + 1, n_right)):
             small = left_rows if n_left <= n_right else right_rows
             small_hist = hk.block_histogram(work, gh, small[0], small[1], missing_bin + 1)
             large_hist = node.hist - small_hist
@@ -149,9 +160,6 @@ def grow_tree(binned, rows, gradients, hessians, n_bins, thresholds, missing_bin
             push(c)
         n_leaves += 1
     leaf_spans.extend((node.index, node.span) for _, _, node in heap)  # left when the leaf budget ran out
-    dtypes_ = {"feature": np.int64, "threshold": np.float64, "bin_threshold": np.uint8, "missing_left": np.uint8,
-               "left": np.int64, "right": np.int64, "value": np.float64, "gain": np.float64,
-               "count": np.int64, "hessian": np.float64}
-    tree = {k: np.asarray(v, dtypes_[k]) for k, v in nodes.items()}
+    tree = {k: np.asarray(v, NODE_DTYPES[k]) for k, v in nodes.items()}
     tree["leaf_rows"] = [(leaf, idx[a:b]) for leaf, (a, b) in leaf_spans]
     return tree
