@@ -17,7 +17,7 @@ from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.mode import get_default_session
 from segflow._core.operation import Operation
 from segflow._core.registry import lookup_op, NotDifferentiable
-from segflow._core.tensor import Tensor, _Reference
+from segflow._core.tensor import Tensor, TensorOperators, _Reference
 from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow._ops.variable_ops import (
@@ -46,7 +46,7 @@ def _initial_tensor(value, dtype, name=None):
     return constant_op.constant(value, dtype=dtype, name=name or "Const")
 
 
-class ResourceVariable:
+class ResourceVariable(TensorOperators):
     """A mutable tensor living across steps (TF's `tf.Variable`, resource flavour).
 
         v = sf.Variable([1.0, 2.0], name="v")
