@@ -13,6 +13,7 @@ import tempfile
 import tomllib
 import typing
 
+import numpy as np
 import pytest
 
 import segflow as sf
@@ -71,6 +72,63 @@ def test_hints_say_what_the_ops_take():
     assert seg["name"] == typing.Optional[str] and seg["return"] is sf.Tensor
     assert typing.get_type_hints(sf.split)["return"] == list[sf.Tensor]
     assert typing.get_type_hints(sf.sqrt) == typing.get_type_hints(sf.exp)   # one signature per family
+
+
+def _conforms(value, hint):
+    """Whether `value` is an instance of the (simple) type `hint`."""
+    if hint is typing.Any:
+        return True
+    if hint is type(None):
+        return value is None
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Union:
+        return any(_conforms(value, a) for a in args)
+    if origin is list:
+        return isinstance(value, list) and all(_conforms(v, args[0]) for v in value)
+    if origin is tuple:
+        return (isinstance(value, tuple) and len(value) == len(args)
+                and all(_conforms(v, a) for v, a in zip(value, args)))
+    return isinstance(value, hint)
+
+
+def _eager_calls():
+    x = sf.constant([[1.0, -2.0], [3.0, 4.0]])
+    d = sf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    ids = sf.constant([0, 1, 0])
+    return [
+        (sf.constant, ([1.0],)), (sf.cast, (x, sf.float64)), (sf.identity, (x,)), (sf.reshape, (x, [-1])),
+        (sf.shape, (x,)), (sf.zeros, ([2],)), (sf.identity_n, ([x, x],)), (sf.add, (x, 1.0)), (sf.sqrt, (x,)),
+        (sf.maximum, (x, 0.0)), (sf.reduce_sum, (x,)), (sf.argmax, (x,)), (sf.matmul, (x, x)),
+        (sf.math.unsorted_segment_sum, (d, ids, 2)), (sf.math.segment_sum, (d, [0, 0, 1])),
+        (sf.math.sparse_segment_mean, (d, [0, 2], [0, 0])), (sf.sparse.segment_sum, (d, [0, 2], [0, 1])),
+        (sf.gather, (d, [2, 0])), (sf.gather_nd, (d, [[0, 1]])), (sf.nn.embedding_lookup, (d, [1])),
+        (sf.scatter_nd, ([[1]], [5.0], [3])), (sf.unique, ([3, 1, 3],)), (sf.unique_with_counts, ([3, 1, 3],)),
+        (sf.dynamic_stitch, ([[0], [1]], [[1.0], [2.0]])), (sf.dynamic_partition, (d, [0, 1, 0], 2)),
+        (sf.one_hot, ([0, 1], 2)), (sf.concat, ([x, x], 0)), (sf.stack, ([x, x],)), (sf.split, (d, 3)),
+        (sf.unstack, (x,)), (sf.math.top_k, ([1.0, 3.0, 2.0], 2)), (sf.nn.moments, (x, [0])),
+        (sf.clip_by_global_norm, ([x, None], 1.0)), (sf.nn.softmax, (x,)), (sf.transpose, (x,)),
+        (sf.range, (3,)), (sf.random.normal, ([2],)), (sf.convert_to_tensor, (np.ones(2),)),
+    ]
+
+
+def test_return_annotations_are_true_eagerly():
+    for fn, args in _eager_calls():
+        hint = typing.get_type_hints(fn)["return"]
+        out = fn(*args)
+        assert _conforms(out, hint), f"{fn.__qualname__} returned {type(out).__name__}, annotated {hint}"
+
+
+def test_return_annotations_are_true_in_a_graph():
+    with sf.Graph().as_default():
+        v = sf.compat.v1.Variable([1.0, 2.0])
+        e = sf.compat.v1.get_variable("e", shape=[4, 2])
+        loss = sf.reduce_sum(v * v) + sf.reduce_sum(sf.gather(e, [1, 3]))
+        grads = sf.compat.v1.gradients(loss, [v, e, sf.constant(1.0)])
+        assert _conforms(grads, typing.get_type_hints(sf.compat.v1.gradients)["return"])
+        assert isinstance(grads[1], sf.IndexedSlices) and grads[2] is None
+        opt = sf.compat.v1.train.GradientDescentOptimizer(0.1)
+        pairs = opt.compute_gradients(loss, var_list=[v, e])
+        assert _conforms(pairs, typing.get_type_hints(opt.compute_gradients)["return"])
 
 
 def test_the_typed_example_runs():

@@ -368,7 +368,8 @@ class GradientTape:
 
     def batch_jacobian(self, target: Any, source: TensorLike,
                        unconnected_gradients: Union[str, UnconnectedGradients] = UnconnectedGradients.NONE,
-                       parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Tensor:
+                       parallel_iterations: Optional[int] = None,
+                       experimental_use_pfor: bool = True) -> Optional[Tensor]:
         """d target[b, i...] / d source[b, j...] for each batch row b: shape
         `[batch] + target.shape[1:] + source.shape[1:]` (rows of one example depend on that
         example's source row only, as TF assumes)."""

@@ -559,7 +559,7 @@ def sparse_segment_sqrt_n_grad(grad: TensorLike, indices: TensorLike, segment_id
 
 
 def sparse_segment_grad_v2(kind: str, grad: TensorLike, indices: TensorLike, segment_ids: TensorLike,
-                           dense_output_dim0: IntLike, name: Name = None) -> Tensor:
+                           dense_output_dim0: IntLike, name: Name = None) -> tuple[Tensor, Tensor]:
     """The gradient of sparse_segment_{kind} kept sparse: (values, sorted_unique_indices), the
     rows of the dense gradient that indices touch."""
     op_type = {"sum": "SparseSegmentSumGradV2", "mean": "SparseSegmentMeanGradV2",
@@ -569,19 +569,19 @@ def sparse_segment_grad_v2(kind: str, grad: TensorLike, indices: TensorLike, seg
 
 
 def sparse_segment_sum_grad_v2(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike,
-                               dense_output_dim0: IntLike, name: Name = None) -> Tensor:
+                               dense_output_dim0: IntLike, name: Name = None) -> tuple[Tensor, Tensor]:
     """(values, sorted_unique_indices) of sparse_segment_sum's gradient (TF's SparseSegmentSumGradV2)."""
     return sparse_segment_grad_v2("sum", grad, indices, segment_ids, dense_output_dim0, name=name)
 
 
 def sparse_segment_mean_grad_v2(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike,
-                                dense_output_dim0: IntLike, name: Name = None) -> Tensor:
+                                dense_output_dim0: IntLike, name: Name = None) -> tuple[Tensor, Tensor]:
     """(values, sorted_unique_indices) of sparse_segment_mean's gradient."""
     return sparse_segment_grad_v2("mean", grad, indices, segment_ids, dense_output_dim0, name=name)
 
 
 def sparse_segment_sqrt_n_grad_v2(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike,
-                                  dense_output_dim0: IntLike, name: Name = None) -> Tensor:
+                                  dense_output_dim0: IntLike, name: Name = None) -> tuple[Tensor, Tensor]:
     """(values, sorted_unique_indices) of sparse_segment_sqrt_n's gradient."""
     return sparse_segment_grad_v2("sqrt_n", grad, indices, segment_ids, dense_output_dim0, name=name)
 
