@@ -48,6 +48,8 @@ KEY_NAMES = {
     "Optimizer.apply_gradients": sf.compat.v1.train.Optimizer.apply_gradients,
     "GradientDescentOptimizer.__init__": sf.compat.v1.train.GradientDescentOptimizer.__init__,
     "RegisterGradient.__init__": sf.RegisterGradient.__init__, "function": sf.function,
+    "global_variables_initializer": sf.compat.v1.global_variables_initializer, "group": sf.group,
+    "control_dependencies": sf.control_dependencies, "executing_eagerly": sf.executing_eagerly, "cond": sf.cond,
 }
 
 
@@ -129,6 +131,9 @@ def test_return_annotations_are_true_in_a_graph():
         opt = sf.compat.v1.train.GradientDescentOptimizer(0.1)
         pairs = opt.compute_gradients(loss, var_list=[v, e])
         assert _conforms(pairs, typing.get_type_hints(opt.compute_gradients)["return"])
+        init = sf.compat.v1.global_variables_initializer()
+        assert _conforms(init, typing.get_type_hints(sf.compat.v1.global_variables_initializer)["return"])
+        assert isinstance(init, sf.Operation)
 
 
 def test_the_typed_example_runs():
