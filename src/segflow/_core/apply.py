@@ -7,6 +7,10 @@ Kernel failures are translated here, once for eager execution and the Session al
 ResourceExhaustedError (`resource_exhausted`); `check_alloc` refuses an output too large to allocate
 before a kernel tries.
 """
+
+from __future__ import annotations
+
+from typing import Any
 import numpy as np
 
 from segflow._core import mode as context, tape as tape_lib
@@ -17,6 +21,7 @@ from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import _OPS
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow.kernels import BadInput
+from segflow._core.typing import Name
 
 __all__ = ["apply_op", "ExecState", "check_alloc", "memory_limit", "resource_exhausted", "AllocationTooLarge"]
 
@@ -52,7 +57,7 @@ _EAGER_RESOURCES = {}
 # apply_op
 
 
-def apply_op(op_type, *inputs, name=None, **attrs):
+def apply_op(op_type: str, *inputs: Any, name: Name = None, **attrs: Any) -> Any:
     """Runs op `op_type` on `inputs` eagerly, or adds it to the default graph; returns its output
     tensor (or a list of them when the op has several outputs or a list output)."""
     try:

@@ -1,4 +1,8 @@
 """Conversion of Python values, NumPy arrays, variables and IndexedSlices to tensors."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
 import warnings
 
 import numpy as np
@@ -10,6 +14,7 @@ from segflow._core.graph import get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import hooks
 from segflow._core.tensor import EagerTensor, Tensor
+from segflow._core.typing import DTypeLike, GradientLike, Name
 
 __all__ = ['index_array', 'to_numpy', 'make_tensor_proto', 'is_tensor', 'convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
 
@@ -41,7 +46,9 @@ def register_tensor_conversion_function(base_type, conversion_func, priority=100
     _conversion_functions.sort(key=lambda e: e[0])
 
 
-def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None, as_ref=False):
+def convert_to_tensor(value: Any, dtype: Optional[DTypeLike] = None, name: Name = None,
+                      preferred_dtype: Optional[DTypeLike] = None, dtype_hint: Optional[DTypeLike] = None,
+                      as_ref: bool = False) -> Tensor:
     """A Tensor for `value`: a Tensor (checked against `dtype`), an IndexedSlices (densified, with a
     warning when large), a NumPy array, a Python scalar or nested list, or a registered type.
 
@@ -101,12 +108,14 @@ def _floats_for_integer_hint(value, hint):
     return False
 
 
-def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
+def convert_n_to_tensor(values: Sequence[Any], dtype: Optional[DTypeLike] = None, name: Name = None,
+                        preferred_dtype: Optional[DTypeLike] = None) -> list[Tensor]:
     return [convert_to_tensor(v, dtype=dtype, preferred_dtype=preferred_dtype,
                               name=None if name is None else f"{name}_{i}") for i, v in enumerate(values)]
 
 
-def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+def convert_to_tensor_or_indexed_slices(value: Any, dtype: Optional[DTypeLike] = None,
+                                        name: Name = None) -> GradientLike:
     if isinstance(value, IndexedSlices):
         if dtype is not None and value.dtype != dtypes.as_dtype(dtype):
             raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for "
@@ -226,7 +235,7 @@ def make_tensor_proto(values, dtype=None, shape=None):
     return arr.reshape(shape) if shape is not None else arr
 
 
-def is_tensor(x):
+def is_tensor(x: Any) -> bool:
     """True for Tensors, IndexedSlices and variables (what TF's is_tensor accepts)."""
     return isinstance(x, (Tensor, IndexedSlices)) or hasattr(x, "_dense_var_to_tensor")
 

@@ -1,6 +1,8 @@
 """Graph (nodes are `Operation`s, _core/operation.py); name scopes, devices, colocation, control dependencies and
 collections (per thread, as in TF)."""
 
+from __future__ import annotations
+
 import contextlib
 import itertools
 import re
@@ -14,6 +16,7 @@ from segflow._core.registry import _OPS, _gradient_registry, hooks
 from segflow._core.graph_def import GraphDef
 from segflow._core.operation import Operation
 from segflow._core.tensor import EagerTensor, Tensor
+from typing import Any, ContextManager, Optional, Sequence
 
 __all__ = ['Graph', 'GraphKeys', 'add_to_collection', 'add_to_collections', 'colocate_with', 'control_dependencies', 'device', 'disable_eager_execution', 'enable_eager_execution', 'executing_eagerly_outside_functions', 'get_collection', 'get_collection_ref', 'get_default_graph', 'inside_function', 'name_scope', 'op_scope', 'reset_default_graph', 'graph_mode']
 
@@ -367,7 +370,7 @@ class Graph:
         return op
 
 
-def get_default_graph():
+def get_default_graph() -> Graph:
     """The innermost graph the calling thread made default with `as_default()`, else the calling
     thread's global default graph (as in TF, each thread has its own)."""
     state = _ctx_state
@@ -378,7 +381,7 @@ def get_default_graph():
     return graph if graph is not None else context.global_default_graph(Graph)
 
 
-def reset_default_graph():
+def reset_default_graph() -> None:
     """Replaces the calling thread's global default graph; the thread must not be inside an
     `as_default()` block."""
     if context._state.graph_stack:
@@ -453,21 +456,21 @@ class name_scope:
 op_scope = name_scope
 
 
-def device(device_name):
+def device(device_name: Optional[str]) -> ContextManager[Any]:
     """`with ops.device("/cpu:0"):` records the device on ops built inside (execution is on the CPU)."""
     if _ctx_shared.all_eager or _ctx_state.eager:
         return contextlib.nullcontext()
     return get_default_graph().device(device_name)
 
 
-def colocate_with(op, ignore_existing=False):
+def colocate_with(op: Any, ignore_existing: bool = False) -> ContextManager[Any]:
     """`with ops.colocate_with(t):` places ops built inside with `t`'s op (recorded, graph mode)."""
     if _ctx_shared.all_eager or _ctx_state.eager:
         return contextlib.nullcontext()
     return get_default_graph().colocate_with(op, ignore_existing)
 
 
-def control_dependencies(control_inputs):
+def control_dependencies(control_inputs: Optional[Sequence[Any]]) -> ContextManager[Any]:
     """`with ops.control_dependencies([a, b]):` ops built inside run after a and b (graph mode).
 
     Eagerly, ops already ran in program order, so this is a no-op.
@@ -477,7 +480,7 @@ def control_dependencies(control_inputs):
     return get_default_graph().control_dependencies(control_inputs)
 
 
-def add_to_collection(name, value):
+def add_to_collection(name: str, value: Any) -> None:
     get_default_graph().add_to_collection(name, value)
 
 
@@ -485,11 +488,11 @@ def add_to_collections(names, value):
     get_default_graph().add_to_collections(names, value)
 
 
-def get_collection(name, scope=None):
+def get_collection(name: str, scope: Optional[str] = None) -> list[Any]:
     return get_default_graph().get_collection(name, scope)
 
 
-def get_collection_ref(name):
+def get_collection_ref(name: str) -> list[Any]:
     return get_default_graph().get_collection_ref(name)
 
 

@@ -16,6 +16,9 @@ Reading a `threading.local` costs several times a plain attribute, so the hottes
 op) first reads `_shared.all_eager`: True only while every thread is eager and eager execution is
 not disabled, in which case the calling thread is eager too. Otherwise it reads `_state.eager`.
 """
+
+from __future__ import annotations
+
 import contextlib
 import threading
 
@@ -86,7 +89,7 @@ def _update():
     _set_eager(state, not state.graph_stack and not state.eager_disabled)
 
 
-def executing_eagerly():
+def executing_eagerly() -> bool:
     """True when ops run at once; False while building a graph (in the calling thread)."""
     return _state.eager
 
@@ -131,7 +134,7 @@ def eager_mode():
         _update()
 
 
-def disable_eager_execution():
+def disable_eager_execution() -> None:
     """Make graph building the default for the rest of the process (TF1 style programs): in the
     calling thread and in every thread that starts using segflow afterwards."""
     with _shared.mode_lock:
@@ -141,7 +144,7 @@ def disable_eager_execution():
     _update()
 
 
-def enable_eager_execution():
+def enable_eager_execution() -> None:
     _shared.eager_disabled = False
     _state.eager_disabled = False
     _update()

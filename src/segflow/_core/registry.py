@@ -24,10 +24,17 @@ Ops are defined once: `register_op` names an op's inputs, attrs, inference and k
 The gradient of an op is registered separately by op name (`RegisterGradient`).
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence, TypeVar
 import sys
 from collections import namedtuple
 
 from segflow._core import dtypes, errors
+
+# What RegisterGradient returns: the function it registers. Defined here, not taken from _core/typing.py,
+# which imports indexed_slices -> fold -> this module.
+F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = ['NoGradient', 'NotDifferentiable', 'RegisterGradient', 'Registry', 'get_gradient_function', 'no_gradient',
            'OpDef', 'TensorSpec', 'register_op', 'lookup_op', 'list_ops', 'regroup_inputs', 'hooks']
@@ -77,17 +84,17 @@ class RegisterGradient:
     per input of `op`, `None` where the input has none.
     """
 
-    def __init__(self, op_type):
+    def __init__(self, op_type: str) -> None:
         if not isinstance(op_type, str):
             raise TypeError("op_type must be a string")
         self._op_type = op_type
 
-    def __call__(self, f):
+    def __call__(self, f: F) -> F:
         _gradient_registry.register(f, self._op_type)
         return f
 
 
-def NotDifferentiable(op_type):
+def NotDifferentiable(op_type: str) -> None:
     """Declares that ops of type `op_type` have no gradient (their inputs get None)."""
     if not isinstance(op_type, str):
         raise TypeError("op_type must be a string")
@@ -180,8 +187,11 @@ class OpDef:
         return f"OpDef({self.name!r}, inputs={self.input_names})"
 
 
-def register_op(name, inputs, kernel, infer=None, attrs=None, allowed=None, defaults=None,
-                num_outputs=1, stateful=False, constant_value=None, list_output=False):
+def register_op(name: str, inputs: Sequence[str], kernel: Callable[..., Any],
+                infer: Optional[Callable[..., Any]] = None, attrs: Optional[dict[str, Any]] = None,
+                allowed: Optional[dict[str, Any]] = None, defaults: Optional[dict[str, Any]] = None,
+                num_outputs: int = 1, stateful: bool = False, constant_value: Optional[Callable[..., Any]] = None,
+                list_output: bool = False) -> OpDef:
     """Defines op `name` once for eager execution, graph building and the Session.
 
     Registering a name twice raises KeyError. Returns the OpDef.
@@ -196,14 +206,14 @@ def register_op(name, inputs, kernel, infer=None, attrs=None, allowed=None, defa
     return opdef
 
 
-def lookup_op(name):
+def lookup_op(name: str) -> OpDef:
     try:
         return _OPS[name]
     except KeyError:
         raise errors.NotFoundError(None, None, f"Op type not registered '{name}'") from None
 
 
-def list_ops():
+def list_ops() -> list[str]:
     return sorted(_OPS)
 
 

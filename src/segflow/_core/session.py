@@ -4,6 +4,10 @@
 per (fetches, feeds) signature, then runs kernels over a flat list of values. Variables and random
 generators keep their state in the Session (`ExecState.resources`).
 """
+
+from __future__ import annotations
+
+from typing import Any, Optional
 import numpy as np
 
 from segflow._core import dtypes, errors, mode
@@ -18,6 +22,8 @@ from segflow._core import run_config
 from segflow._core.convert import utf8_array
 from segflow.kernels import BadInput
 from segflow.util import nest
+from segflow._core.typing import Fetchable
+from segflow._core.graph import Graph
 
 __all__ = ["Session", "InteractiveSession", "BaseSession"]
 
@@ -47,7 +53,7 @@ class Session(BaseSession):
             sess.run(c, feed_dict={x: [[1.0, 2.0]]})
     """
 
-    def __init__(self, target="", graph=None, config=None):
+    def __init__(self, target: str = "", graph: Optional[Graph] = None, config: Any = None) -> None:
         self._graph = graph if graph is not None else get_default_graph()
         self._resources = {}
         self._plans = {}
@@ -66,7 +72,7 @@ class Session(BaseSession):
     def sess_str(self):
         return ""
 
-    def close(self):
+    def close(self) -> None:
         self._closed = True
         self._resources.clear()
         self._plans.clear()
@@ -103,7 +109,8 @@ class Session(BaseSession):
         return _Default()
 
     # ------------------------------------------------------------------------------------------
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    def run(self, fetches: Fetchable, feed_dict: Optional[dict[Any, Any]] = None, options: Any = None,
+            run_metadata: Any = None) -> Any:
         """Runs the ops needed for `fetches` and returns their values in the same structure.
 
         fetches: a Tensor, Operation, IndexedSlices, SparseTensor, RaggedTensor, variable, tensor or
@@ -457,12 +464,12 @@ def _as_array(v):
 class InteractiveSession(Session):
     """A Session that makes itself the default on construction (for shells and notebooks)."""
 
-    def __init__(self, target="", graph=None, config=None):
+    def __init__(self, target: str = "", graph: Optional[Graph] = None, config: Any = None) -> None:
         super().__init__(target, graph, config)
         self._ctx = self.as_default()
         self._ctx.__enter__()
 
-    def close(self):
+    def close(self) -> None:
         if getattr(self, "_ctx", None) is not None:
             self._ctx.__exit__(None, None, None)
             self._ctx = None

@@ -4,6 +4,10 @@ The tape calls the same registered gradient functions as graph `gradients()` and
 same routine. Gradient functions run eagerly, so an outer tape records them: nested tapes give
 higher-order gradients.
 """
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
 import functools
 
 import numpy as np
@@ -25,6 +29,7 @@ from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
 from segflow._ops import transpose as transpose_ops
 from segflow._ops.variable_ops import handle_attr, handle_shape
+from segflow._core.typing import TensorLike
 
 __all__ = ["GradientTape", "gradients_function", "value_and_gradients_function", "implicit_grad",
            "imperative_grad", "make_vjp", "val_and_grad_function", "implicit_val_and_grad",
@@ -234,7 +239,7 @@ class GradientTape:
     call; `persistent=True` allows many. Tapes nest for higher-order gradients.
     """
 
-    def __init__(self, persistent=False, watch_accessed_variables=True):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
         self._tape = None
@@ -243,7 +248,7 @@ class GradientTape:
         self._used = False
         self._watched_variables = []   # kept when a non-persistent tape drops its records
 
-    def __enter__(self):
+    def __enter__(self) -> GradientTape:
         if self._recording:
             raise ValueError("Tape is still recording: a GradientTape cannot be entered while it is active")
         if self._tape is None:  # else resume recording on the same tape (TF's re-entrant tapes)
@@ -272,7 +277,7 @@ class GradientTape:
         self._recording = False
         return tapes
 
-    def watch(self, tensor):
+    def watch(self, tensor: Any) -> None:
         """Ensures gradients can be taken w.r.t. `tensor` (a tensor, variable, or nest of them; a
         composite tensor such as a SparseTensor stands for its component tensors)."""
         flat = _watchable(tensor)
@@ -303,7 +308,7 @@ class GradientTape:
 
         return _Stop()
 
-    def reset(self):
+    def reset(self) -> None:
         """Forgets everything recorded so far (the tape keeps recording)."""
         was = self._recording
         if was:
@@ -312,13 +317,13 @@ class GradientTape:
         if was:
             self._push(tapes)
 
-    def watched_variables(self):
+    def watched_variables(self) -> tuple[Any, ...]:
         """The variables the tape watches, in the order they were created (a tuple, as TF)."""
         variables = self._tape.watched_variables if self._tape else self._watched_variables
         return tuple(sorted(variables, key=_creation_order))
 
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: Union[str, UnconnectedGradients] = UnconnectedGradients.NONE) -> Any:
         """The gradient of `target` (summed, or weighted by `output_gradients`) w.r.t. `sources`.
 
         `target` and `sources` may be nested structures; the result has the structure of `sources`.
@@ -361,8 +366,10 @@ class GradientTape:
             self._tape = None
         return nest.pack_sequence_as(sources, result)
 
-    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
-                       parallel_iterations=None, experimental_use_pfor=True):
+    def batch_jacobian(self, target: Any, source: TensorLike,
+                       unconnected_gradients: Union[str, UnconnectedGradients] = UnconnectedGradients.NONE,
+                       parallel_iterations: Optional[int] = None,
+                       experimental_use_pfor: bool = True) -> Optional[Tensor]:
         """d target[b, i...] / d source[b, j...] for each batch row b: shape
         `[batch] + target.shape[1:] + source.shape[1:]` (rows of one example depend on that
         example's source row only, as TF assumes)."""
@@ -391,8 +398,9 @@ class GradientTape:
                                     [[b, b] for b in range(batch)])
         return array_ops.reshape(diag, [batch] + t_rest + s_rest)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
-                 parallel_iterations=None, experimental_use_pfor=True):
+    def jacobian(self, target: Any, sources: Any,
+                 unconnected_gradients: Union[str, UnconnectedGradients] = UnconnectedGradients.NONE,
+                 parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """d target[i...] / d source[j...]: shape `target.shape + source.shape` per source."""
         if self._tape is None or (self._used and not self._persistent):
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "

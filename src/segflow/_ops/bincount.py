@@ -1,4 +1,7 @@
 """bincount: how often each value occurs in an int array (or the sum of its weights); TF's Bincount. It has no gradient."""
+
+from __future__ import annotations
+
 import numpy as np
 from segflow._core import dtypes, errors
 from segflow._core.convert import convert_to_tensor
@@ -13,6 +16,8 @@ from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
 from segflow._ops import reduce as ro, shape as so
 from segflow._ops import elementwise as cw
+from typing import Optional
+from segflow._core.typing import DTypeLike, IntLike, Name, TensorLike
 
 __all__ = ["bincount"]
 
@@ -65,7 +70,8 @@ def _concrete(x):
     return np.asarray(x)
 
 
-def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None):
+def bincount(arr: TensorLike, weights: Optional[TensorLike] = None, minlength: Optional[IntLike] = None,
+             maxlength: Optional[IntLike] = None, dtype: DTypeLike = dtypes.int32, name: Name = None) -> Tensor:
     """Counts how often each value occurs in `arr` (or sums `weights` per value).
 
     Args:

@@ -5,12 +5,17 @@ gradient of clip_by_value passes where the value was inside [min, max] (at a bou
 minimum send it to the first input), and IndexedSlices (sparse gradients) are clipped as slices,
 never densified.
 """
+
+from __future__ import annotations
+
 from segflow._core import errors
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
 from segflow._ops import elementwise as cw, reduce as reduce_ops, shape as shape_ops, cast as cast_ops
+from typing import Optional, Sequence
+from segflow._core.typing import AxisLike, Name, TensorLike
 
 __all__ = ["clip_by_value", "clip_by_norm", "global_norm", "clip_by_global_norm", "clip_by_average_norm"]
 
@@ -23,7 +28,7 @@ def _like(t, values):
     return IndexedSlices(values, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else values
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: Name = None) -> Tensor:
     """`t` with every element below `clip_value_min` raised to it and above `clip_value_max` cut
     to it (both broadcast against t; min > max gives max, as TF's minimum(maximum(...)))."""
     with name_scope(name, "clip_by_value"):
@@ -39,7 +44,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
         return _like(t, clipped)
 
 
-def clip_by_norm(t, clip_norm, axes=None, name=None):
+def clip_by_norm(t: TensorLike, clip_norm: TensorLike, axes: Optional[AxisLike] = None, name: Name = None) -> Tensor:
     """`t * clip_norm / max(l2norm(t), clip_norm)`: t unchanged when its L2 norm (over `axes`, all
     by default) is at most clip_norm, else scaled down to it. A zero t stays zero."""
     with name_scope(name, "clip_by_norm"):
@@ -54,7 +59,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         return _like(t, shape_ops.identity(clipped))
 
 
-def global_norm(t_list, name=None):
+def global_norm(t_list: Sequence[Optional[TensorLike]], name: Name = None) -> Tensor:
     """sqrt(sum of squares of every element of every tensor in t_list); None entries are skipped."""
     if isinstance(t_list, (Tensor, IndexedSlices)) or not hasattr(t_list, "__iter__"):
         raise TypeError("t_list should be a sequence of tensors")
@@ -74,7 +79,9 @@ def global_norm(t_list, name=None):
         return cw.sqrt(total)
 
 
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+def clip_by_global_norm(t_list: Sequence[Optional[TensorLike]], clip_norm: TensorLike,
+                        use_norm: Optional[TensorLike] = None,
+                        name: Name = None) -> tuple[list[Optional[Tensor]], Tensor]:
     """Every tensor of t_list scaled by `clip_norm / max(global_norm, clip_norm)`; returns
     (clipped list, the global norm). A global norm of inf or NaN gives NaN everywhere (as TF)."""
     if isinstance(t_list, (Tensor, IndexedSlices)) or not hasattr(t_list, "__iter__"):
@@ -99,7 +106,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         return out, norm
 
 
-def clip_by_average_norm(t, clip_norm, name=None):
+def clip_by_average_norm(t: TensorLike, clip_norm: TensorLike, name: Name = None) -> Tensor:
     """TF1's clip_by_average_norm: clip_by_norm with the L2 norm divided by the element count."""
     with name_scope(name, "clip_by_average_norm"):
         t = convert_to_tensor(t)

@@ -1,4 +1,8 @@
 """`constant`: a tensor from a Python value or NumPy array (eager value, or a Const node)."""
+
+from __future__ import annotations
+
+from typing import Optional
 import numpy as np
 
 from segflow._core import mode as context
@@ -7,6 +11,7 @@ from segflow._core.convert import to_numpy
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, hooks, register_op
+from segflow._core.typing import DTypeLike, Name, ShapeLike, TensorLike
 
 __all__ = ["constant"]
 
@@ -23,7 +28,8 @@ register_op("Const", inputs=(), infer=_infer_const, kernel=_const_kernel,
             defaults={"value": None, "dtype": None}, constant_value=lambda op, inputs: op.get_attr("value"))
 
 
-def constant(value, dtype=None, shape=None, name="Const", verify_shape=False, _strict=False):
+def constant(value: TensorLike, dtype: Optional[DTypeLike] = None, shape: Optional[ShapeLike] = None,
+             name: Name = "Const", verify_shape: bool = False, _strict: bool = False) -> Tensor:
     """A constant tensor holding `value`.
 
     Args:

@@ -3,6 +3,9 @@
 In a graph, `group(a, b)` is a NoOp with control inputs a and b: running it (`sess.run(g)`) runs
 them. Eagerly, ops have already run in program order, so group and no_op return None.
 """
+
+from __future__ import annotations
+
 import builtins
 
 from segflow._core import mode as context
@@ -15,6 +18,8 @@ from segflow._core.apply import apply_op
 from segflow._core.registry import register_op
 from segflow._ops import shape as so
 from segflow.util import nest
+from typing import Any, Optional, Sequence
+from segflow._core.typing import Name
 
 __all__ = ["no_op", "group", "tuple", "with_dependencies"]
 
@@ -31,7 +36,7 @@ register_op("NoOp", inputs=(), infer=_infer_no_op, kernel=_no_op_kernel, num_out
 NotDifferentiable("NoOp")
 
 
-def no_op(name=None):
+def no_op(name: Name = None) -> Optional[Operation]:
     """An op that does nothing (graph: an `Operation` to hang control dependencies on; eager: None)."""
     if context.executing_eagerly():
         return None
@@ -56,7 +61,7 @@ def _as_op(x):
                     f"({type(x).__name__})")
 
 
-def group(*inputs, name=None):
+def group(*inputs: Any, name: Name = None) -> Optional[Operation]:
     """An op that runs all of `inputs` (tensors, operations, or nested lists of them).
 
     Graph: returns an `Operation` (a NoOp with `inputs` as control inputs; `Session.run` accepts it
@@ -75,7 +80,7 @@ def group(*inputs, name=None):
         return no_op(name=name or "group_deps")
 
 
-def with_dependencies(dependencies, output_tensor, name=None):
+def with_dependencies(dependencies: Sequence[Any], output_tensor: Any, name: Name = None) -> Any:
     """`output_tensor`, computed only after `dependencies` have run (graph: an identity with control
     inputs; an IndexedSlices keeps its indices and dense_shape). Eagerly: `output_tensor`."""
     if context.executing_eagerly():

@@ -16,6 +16,9 @@ through the Session machinery's plans:
   once per iteration in reverse, accumulating the gradients of the captures. Gradients of these
   gradient ops (second order through graph control flow) are not provided.
 """
+
+from __future__ import annotations
+
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
@@ -32,6 +35,8 @@ from segflow._ops import elementwise as cw, shape as shape_ops
 from segflow._ops.concrete_function import ConcreteFunction, _recomputing
 from segflow._ops.func_graph import FuncGraph
 from segflow.util import nest
+from typing import Any, Callable, Optional
+from segflow._core.typing import IntLike, Name, TensorLike
 
 __all__ = ["cond", "case", "switch_case", "while_loop"]
 
@@ -88,7 +93,9 @@ def _eager_pred(pred):
 # ----------------------------------------------------------------------------------------------
 # cond
 
-def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+def cond(pred: TensorLike, true_fn: Optional[Callable[[], Any]] = None, false_fn: Optional[Callable[[], Any]] = None,
+         strict: bool = False, name: Name = None, fn1: Optional[Callable[[], Any]] = None,
+         fn2: Optional[Callable[[], Any]] = None) -> Any:
     """`true_fn()` if `pred` else `false_fn()`; both must return the same structure of tensors.
 
     Eagerly (or with a Python bool) only the chosen function runs. In a graph both are traced
@@ -313,8 +320,9 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
 # ----------------------------------------------------------------------------------------------
 # while_loop
 
-def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
-               swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
+def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any, shape_invariants: Any = None,
+               parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False, name: Name = None,
+               maximum_iterations: Optional[IntLike] = None, return_same_structure: bool = False) -> Any:
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` holds (at most
     `maximum_iterations` times); returns the final loop variables (same structure).
 

@@ -4,6 +4,10 @@ Each op is one `register_op` call; `_unary` and `_binary` build the common ones.
 cwise_grad.py. TensorFlow does not promote dtypes: both inputs of a binary op share one dtype, and a
 Python number takes the dtype of the tensor beside it (`t + 1`).
 """
+
+from __future__ import annotations
+
+from typing import Optional
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
@@ -18,6 +22,7 @@ from segflow._ops.cast import cast
 from segflow._core import fold as tensor_util
 from segflow._ops import shape as shape_ops
 from segflow._ops.shape import zeros_like
+from segflow._core.typing import BinaryOp, Name, ShapeLike, TensorLike, UnaryOp
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "realdiv", "div", "div_no_nan", "floordiv",
@@ -253,7 +258,7 @@ register_op("SumToShape", inputs=("x", "shape"), attrs={"T": "x", "Tshape": "sha
 # Public functions
 
 
-def add(x, y, name=None):
+def add(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x + y elementwise, with broadcasting."""
     return apply_op("AddV2", x, y, name=name)
 
@@ -261,7 +266,7 @@ def add(x, y, name=None):
 add_v2 = add
 
 
-def subtract(x, y, name=None):
+def subtract(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x - y elementwise, with broadcasting."""
     return apply_op("Sub", x, y, name=name)
 
@@ -269,7 +274,7 @@ def subtract(x, y, name=None):
 sub = subtract
 
 
-def multiply(x, y, name=None):
+def multiply(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x * y elementwise, with broadcasting."""
     return apply_op("Mul", x, y, name=name)
 
@@ -277,14 +282,14 @@ def multiply(x, y, name=None):
 mul = multiply
 
 
-def scalar_mul(scalar, x, name=None):
+def scalar_mul(scalar: TensorLike, x: TensorLike, name: Name = None) -> Tensor:
     """scalar * x; an IndexedSlices `x` stays sparse (its values are scaled)."""
     if isinstance(x, IndexedSlices):
         return IndexedSlices(multiply(scalar, x.values, name=name), x.indices, x.dense_shape)
     return multiply(scalar, x, name=name)
 
 
-def realdiv(x, y, name=None):
+def realdiv(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x / y for float or complex tensors (no integer casting; see `truediv`)."""
     return apply_op("RealDiv", x, y, name=name)
 
@@ -297,7 +302,7 @@ def _as_tensors(x, y):
     return x, y
 
 
-def truediv(x, y, name=None):
+def truediv(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x / y; integer inputs are cast to float first (int8/int16 -> float32, int32/int64 -> float64)."""
     x, y = _as_tensors(x, y)
     if x.dtype.is_integer and y.dtype == x.dtype:
@@ -306,43 +311,43 @@ def truediv(x, y, name=None):
     return apply_op("RealDiv", x, y, name=name)
 
 
-def divide(x, y, name=None):
+def divide(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x / y elementwise (integers are divided as floats, like Python 3)."""
     return truediv(x, y, name=name)
 
 
-def div(x, y, name=None):
+def div(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """TF1 `div`: floor division for integers, true division for floats."""
     return apply_op("Div", x, y, name=name)
 
 
-def div_no_nan(x, y, name=None):
+def div_no_nan(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x / y, with 0 where y == 0 (float or complex); the gradient is 0 there too."""
     return apply_op("DivNoNan", x, y, name=name)
 
 
-def xlogy(x, y, name=None):
+def xlogy(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x * log(y), and 0 where x == 0 even if y is 0, inf or nan (float or complex)."""
     return apply_op("Xlogy", x, y, name=name)
 
 
-def xlog1py(x, y, name=None):
+def xlog1py(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x * log1p(y), and 0 where x == 0 whatever y is (float or complex)."""
     return apply_op("Xlog1py", x, y, name=name)
 
 
-def xdivy(x, y, name=None):
+def xdivy(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x / y, and 0 where x == 0 whatever y is (float or complex)."""
     return apply_op("Xdivy", x, y, name=name)
 
 
-def mul_no_nan(x, y, name=None):
+def mul_no_nan(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x * y, and 0 where y == 0 even if x is inf or nan (not symmetric: y nan/inf with x == 0 gives
     nan). TF's raw op `gen_math_ops.mul_no_nan`."""
     return apply_op("MulNoNan", x, y, name=name)
 
 
-def multiply_no_nan(x, y, name=None):
+def multiply_no_nan(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """tf.math.multiply_no_nan: `mul_no_nan` with y converted to x's dtype; differing dtypes raise
     TypeError."""
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
@@ -352,12 +357,12 @@ def multiply_no_nan(x, y, name=None):
     return apply_op("MulNoNan", x, y, name=name)
 
 
-def nextafter(x1, x2, name=None):
+def nextafter(x1: TensorLike, x2: TensorLike, name: Name = None) -> Tensor:
     """The next representable value after x1 in the direction of x2 (float32/float64); no gradient."""
     return apply_op("NextAfter", x1, x2, name=name)
 
 
-def floordiv(x, y, name=None):
+def floordiv(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """floor(x / y) elementwise (integers: rounds toward -inf; integer division by zero raises)."""
     return apply_op("FloorDiv", x, y, name=name)
 
@@ -365,7 +370,7 @@ def floordiv(x, y, name=None):
 floor_div = floordiv
 
 
-def floormod(x, y, name=None):
+def floormod(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x - floor(x / y) * y: the remainder with the sign of y (Python's %)."""
     return apply_op("FloorMod", x, y, name=name)
 
@@ -373,17 +378,17 @@ def floormod(x, y, name=None):
 mod = floormod
 
 
-def truncatediv(x, y, name=None):
+def truncatediv(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x / y rounded toward zero (C's integer division)."""
     return apply_op("TruncateDiv", x, y, name=name)
 
 
-def pow(x, y, name=None):
+def pow(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """x ** y elementwise; integer x to a negative integer power raises InvalidArgumentError."""
     return apply_op("Pow", x, y, name=name)
 
 
-def negative(x, name=None):
+def negative(x: TensorLike, name: Name = None) -> Tensor:
     """-x elementwise."""
     return apply_op("Neg", x, name=name)
 
@@ -391,7 +396,7 @@ def negative(x, name=None):
 neg = negative
 
 
-def abs(x, name=None):
+def abs(x: TensorLike, name: Name = None) -> Tensor:
     """|x|; for complex x the modulus (a real tensor)."""
     x = convert_to_tensor(x) if not isinstance(x, Tensor) else x
     if x.dtype.is_complex:
@@ -407,8 +412,8 @@ register_op("ComplexAbs", inputs=("x",), attrs={"T": "x"}, allowed={"T": dtypes.
             infer=_infer_complex_abs, kernel=np.abs)
 
 
-def _unary_fn(op_type, doc):
-    def fn(x, name=None):
+def _unary_fn(op_type: str, doc: str) -> UnaryOp:
+    def fn(x: TensorLike, name: Name = None) -> Tensor:
         return apply_op(op_type, x, name=name)
     fn.__doc__ = doc
     return fn
@@ -444,8 +449,8 @@ is_finite = _unary_fn("IsFinite", "True where x is finite.")
 logical_not = _unary_fn("LogicalNot", "Elementwise NOT of a bool tensor.")
 
 
-def _binary_fn(op_type, doc):
-    def fn(x, y, name=None):
+def _binary_fn(op_type: str, doc: str) -> BinaryOp:
+    def fn(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
         return apply_op(op_type, x, y, name=name)
     fn.__doc__ = doc
     return fn
@@ -465,7 +470,8 @@ logical_or = _binary_fn("LogicalOr", "Elementwise OR of bool tensors.")
 logical_xor = _binary_fn("LogicalXor", "Elementwise XOR of bool tensors.")
 
 
-def where_v2(condition, x=None, y=None, name=None):
+def where_v2(condition: TensorLike, x: Optional[TensorLike] = None, y: Optional[TensorLike] = None,
+             name: Name = None) -> Tensor:
     """Picks x where `condition` is true, else y (broadcasting all three). With only `condition`,
     the coordinates of its true elements (int64, shape [n, rank])."""
     if x is None and y is None:
@@ -475,12 +481,13 @@ def where_v2(condition, x=None, y=None, name=None):
     return apply_op("SelectV2", condition, x, y, name=name)
 
 
-def where(condition, x=None, y=None, name=None):
+def where(condition: TensorLike, x: Optional[TensorLike] = None, y: Optional[TensorLike] = None,
+          name: Name = None) -> Tensor:
     """TF2's `where`: the same as `where_v2`."""
     return where_v2(condition, x, y, name=name)
 
 
-def select(condition, x, y, name=None):
+def select(condition: TensorLike, x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     """TF1's `select`: x where `condition` is true, else y. As in TF1, a vector condition with matrix
     (or higher-rank) x picks whole rows (condition[i] chooses x[i] or y[i]); otherwise the three
     broadcast as in `where_v2`."""
@@ -501,7 +508,7 @@ register_op("Where", inputs=("condition",), attrs={"T": "condition"}, infer=_inf
             kernel=lambda c: np.argwhere(c).astype(np.int64))
 
 
-def conj(x, name=None):
+def conj(x: TensorLike, name: Name = None) -> Tensor:
     """Complex conjugate; the identity for real tensors."""
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x)
@@ -510,7 +517,7 @@ def conj(x, name=None):
     return apply_op("Conj", x, name=name)
 
 
-def real(input, name=None):
+def real(input: TensorLike, name: Name = None) -> Tensor:
     """The real part of a complex tensor (float32/float64); a real tensor itself."""
     if not isinstance(input, Tensor):
         input = convert_to_tensor(input)
@@ -519,7 +526,7 @@ def real(input, name=None):
     return apply_op("Real", input, name=name)
 
 
-def imag(input, name=None):
+def imag(input: TensorLike, name: Name = None) -> Tensor:
     """The imaginary part of a complex tensor (float32/float64); zeros for a real tensor."""
     if not isinstance(input, Tensor):
         input = convert_to_tensor(input)
@@ -528,17 +535,17 @@ def imag(input, name=None):
     return apply_op("Imag", input, name=name)
 
 
-def angle(input, name=None):
+def angle(input: TensorLike, name: Name = None) -> Tensor:
     """The argument of a complex tensor, in (-pi, pi]; for a real tensor pi where x < 0, else 0."""
     return apply_op("Angle", input, name=name)
 
 
-def complex(real, imag, name=None):
+def complex(real: TensorLike, imag: TensorLike, name: Name = None) -> Tensor:
     """real + 1j * imag (float32 -> complex64, float64 -> complex128), with broadcasting."""
     return apply_op("Complex", real, imag, name=name)
 
 
-def sum_to_shape(x, shape, name=None):
+def sum_to_shape(x: TensorLike, shape: ShapeLike, name: Name = None) -> Tensor:
     """Sums `x` over the axes along which `shape` was broadcast to x's shape (a gradient helper)."""
     return apply_op("SumToShape", x, shape, name=name)
 

@@ -4,6 +4,10 @@ and lookups of sparse id lists combined per row.
 The gradient of a lookup for its table is an IndexedSlices (through gather, or sparse_read for a
 Variable), never a dense tensor of the table's size.
 """
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
 import numpy as np
 
 from segflow._core import mode as context
@@ -20,6 +24,7 @@ from segflow._ops import cast as cast_ops
 from segflow._ops import join as join_ops
 from segflow._ops.sequence import range as range_
 from segflow._ops.variable_ops import variable_shape
+from segflow._core.typing import Name, TensorLike
 
 __all__ = ["embedding_lookup", "embedding_lookup_v2", "embedding_lookup_sparse", "embedding_lookup_sparse_v2",
            "safe_embedding_lookup_sparse", "safe_embedding_lookup_sparse_v2"]
@@ -75,7 +80,8 @@ def _shards(params):
     return list(params)
 
 
-def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
+def embedding_lookup(params: Union[TensorLike, Sequence[TensorLike]], ids: TensorLike, partition_strategy: str = "mod",
+                     name: Name = None, validate_indices: bool = True, max_norm: Optional[float] = None) -> Tensor:
     """Rows `ids` of the embedding table `params`.
 
     Args:
@@ -165,7 +171,8 @@ def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=
         return out
 
 
-def embedding_lookup_v2(params, ids, max_norm=None, name=None):
+def embedding_lookup_v2(params: Union[TensorLike, Sequence[TensorLike]], ids: TensorLike,
+                        max_norm: Optional[float] = None, name: Name = None) -> Tensor:
     """TF2's embedding_lookup: "div" partitioning."""
     return embedding_lookup(params, ids, "div", name, max_norm=max_norm)
 
@@ -202,8 +209,10 @@ def _compatible(a, b, part, what):
                          "incompatible")
 
 
-def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner=None,
-                            max_norm=None, allow_fast_lookup=False):
+def embedding_lookup_sparse(params: Union[TensorLike, Sequence[TensorLike]], sp_ids: SparseTensor,
+                            sp_weights: Optional[SparseTensor], partition_strategy: str = "mod", name: Name = None,
+                            combiner: Optional[str] = None, max_norm: Optional[float] = None,
+                            allow_fast_lookup: bool = False) -> Tensor:
     """For each row of the sparse id matrix `sp_ids`, the embeddings of its ids combined.
 
     Args:
@@ -252,8 +261,10 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         return cw.div_no_nan(summed, cw.sqrt(segment_ops.segment_sum(weights * weights, segment_ids)))
 
 
-def embedding_lookup_sparse_v2(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None,
-                               allow_fast_lookup=False):
+def embedding_lookup_sparse_v2(params: Union[TensorLike, Sequence[TensorLike]], sp_ids: SparseTensor,
+                               sp_weights: Optional[SparseTensor], combiner: Optional[str] = None,
+                               max_norm: Optional[float] = None, name: Name = None,
+                               allow_fast_lookup: bool = False) -> Tensor:
     """TF2's embedding_lookup_sparse: "div" partitioning."""
     return embedding_lookup_sparse(params, sp_ids, sp_weights, "div", name, combiner, max_norm,
                                    allow_fast_lookup=allow_fast_lookup)
@@ -285,9 +296,10 @@ def _tables_for_safe_lookup(embedding_weights, dtype):
     return out
 
 
-def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
-                                 default_id=None, name=None, partition_strategy="div", max_norm=None,
-                                 allow_fast_lookup=False):
+def safe_embedding_lookup_sparse(embedding_weights: TensorLike, sparse_ids: SparseTensor,
+                                 sparse_weights: Optional[SparseTensor] = None, combiner: Optional[str] = "mean",
+                                 default_id: Optional[int] = None, name: Name = None, partition_strategy: str = "div",
+                                 max_norm: Optional[float] = None, allow_fast_lookup: bool = False) -> Tensor:
     """embedding_lookup_sparse that drops invalid ids and gives every row of the batch an output.
 
     Ids < 0 are dropped, and with a combiner other than "sum" so are ids whose weight is <= 0
@@ -355,8 +367,10 @@ def _collapse_leading(sp):
     return SparseTensor(indices, sp.values, dense_shape)
 
 
-def safe_embedding_lookup_sparse_v2(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
-                                    default_id=None, max_norm=None, name=None, allow_fast_lookup=False):
+def safe_embedding_lookup_sparse_v2(embedding_weights: TensorLike, sparse_ids: SparseTensor,
+                                    sparse_weights: Optional[SparseTensor] = None, combiner: Optional[str] = "mean",
+                                    default_id: Optional[int] = None, max_norm: Optional[float] = None,
+                                    name: Name = None, allow_fast_lookup: bool = False) -> Tensor:
     """TF2's safe_embedding_lookup_sparse: "div" partitioning (`allow_fast_lookup` is accepted; the
     lookup is the same)."""
     return safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner=combiner,

@@ -7,6 +7,10 @@ the Python function runs once inside a `FuncGraph` (func_graph.py), with placeho
 arguments; the trace is a `ConcreteFunction` (concrete_function.py), which runs the calls. A later
 trace that creates variables raises, as TF does.
 """
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
 import functools
 import inspect
 import threading
@@ -26,6 +30,7 @@ from segflow._ops import shape as shape_ops
 from segflow._ops.concrete_function import ConcreteFunction, _as_input
 from segflow._ops.func_graph import FuncGraph
 from segflow.util import nest
+from segflow._core.typing import Name
 
 __all__ = ["function", "Function", "ConcreteFunction", "FuncGraph", "defun", "Defun"]
 
@@ -101,7 +106,7 @@ class Function:
         concrete, _ = self._concrete(args, kwargs, feed=False)
         return concrete
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fast = None
         if not kwargs and self._input_signature is None and context.executing_eagerly():
             fast = _eager_key(args)     # eager tensors only: their dtypes and shapes are the key
@@ -323,8 +328,9 @@ def _note_once(key, text):
         warnings.warn(text, stacklevel=3)
 
 
-def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
-             experimental_relax_shapes=None, name=None, **kwargs):
+def function(func: Optional[Callable[..., Any]] = None, input_signature: Optional[Sequence[Any]] = None,
+             autograph: bool = True, jit_compile: Optional[bool] = None, reduce_retracing: bool = False,
+             experimental_relax_shapes: Optional[bool] = None, name: Name = None, **kwargs: Any) -> Any:
     """Traces `func` into a graph per input signature and runs that graph (TF's `tf.function`).
 
     Usable as `@sf.function`, `@sf.function(input_signature=[...])` or `sf.function(fn)`.

@@ -1,5 +1,9 @@
 """Row selection: gather (any axis, batch_dims) and gather_nd. Gradients in gather_grad.py
 (the axis-0 gradient of gather is an IndexedSlices)."""
+
+from __future__ import annotations
+
+from typing import Optional
 import math
 
 import numpy as np
@@ -14,6 +18,7 @@ from segflow.kernels import BadInput, ids
 from segflow.kernels import gather as gather_kernels
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._ops import sequence as sequence_ops, shape as so
+from segflow._core.typing import AxisLike, Name, TensorLike
 
 __all__ = ["gather", "gather_v2", "gather_nd", "batch_gather"]
 
@@ -99,7 +104,8 @@ register_op("GatherV2", inputs=("params", "indices", "axis"),
             defaults={"batch_dims": 0})
 
 
-def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+def gather(params: TensorLike, indices: TensorLike, validate_indices: Optional[bool] = None, name: Name = None,
+           axis: Optional[AxisLike] = None, batch_dims: int = 0) -> Tensor:
     """Slices of `params` along `axis` (default 0) at `indices`.
 
     Returns shape `params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis+1:]`.
@@ -118,7 +124,7 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
 gather_v2 = gather
 
 
-def batch_gather(params, indices, name=None):
+def batch_gather(params: TensorLike, indices: TensorLike, name: Name = None) -> Tensor:
     """TF1's batch_gather: gather along the last axis of `indices`, batched over its leading axes."""
     if not isinstance(indices, Tensor):
         indices = convert_to_tensor(indices)
@@ -191,7 +197,7 @@ register_op("GatherNd", inputs=("params", "indices"), attrs={"Tparams": "params"
             infer=_infer_gather_nd, kernel=_gather_nd_kernel, defaults={"batch_dims": 0})
 
 
-def gather_nd(params, indices, name=None, batch_dims=0):
+def gather_nd(params: TensorLike, indices: TensorLike, name: Name = None, batch_dims: int = 0) -> Tensor:
     """Slices of `params` addressed by the last dimension of `indices` (a multi-index per row)."""
     return apply_op("GatherNd", params, indices, batch_dims=batch_dims, name=name)
 

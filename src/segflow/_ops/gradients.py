@@ -5,6 +5,10 @@ respect to each x; an x that ys do not depend on gets None (or zeros with
 `unconnected_gradients="zero"`). Gradient functions come from the registry by op type and are the
 same functions GradientTape calls eagerly.
 """
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
 import contextlib
 
 from segflow._core import backward as backward_lib
@@ -17,6 +21,7 @@ from segflow._core.backward import AggregationMethod, UnconnectedGradients, _che
 from segflow._ops import shape as array_ops
 from segflow._ops import gather as gather_ops
 from segflow._ops import join as join_ops
+from segflow._core.typing import GradientLike, Name, TensorLike
 
 __all__ = ["gradients", "hessians", "AggregationMethod", "UnconnectedGradients"]
 
@@ -34,9 +39,12 @@ def _as_source(x):
     return x
 
 
-def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
-              gate_gradients=False, aggregation_method=None, stop_gradients=None,
-              unconnected_gradients=UnconnectedGradients.NONE):
+def gradients(ys: Union[TensorLike, Sequence[TensorLike]], xs: Any,
+              grad_ys: Optional[Union[TensorLike, Sequence[Optional[TensorLike]]]] = None, name: Name = "gradients",
+              colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
+              aggregation_method: Optional[int] = None,
+              stop_gradients: Optional[Union[TensorLike, Sequence[TensorLike]]] = None,
+              unconnected_gradients: Union[str, UnconnectedGradients] = UnconnectedGradients.NONE) -> list[Optional[GradientLike]]:
     """Builds the gradients of `sum(ys)` with respect to each of `xs` (graph mode).
 
     Args:
@@ -111,8 +119,9 @@ def _all(*contexts):
         yield
 
 
-def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
-             aggregation_method=None):
+def hessians(ys: Union[TensorLike, Sequence[TensorLike]], xs: Any, name: Name = "hessians",
+             colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
+             aggregation_method: Optional[int] = None) -> list[Optional[Tensor]]:
     """The Hessian of `sum(ys)` with respect to each x: shape `x.shape + x.shape`."""
     xs = _as_list(xs)
     result = []

@@ -1,4 +1,8 @@
 """Joining and splitting along an axis: concat, stack, unstack, split, tile. Gradients in join_grad.py."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
 import numpy as np
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
@@ -10,6 +14,7 @@ from segflow.kernels import BadInput
 from segflow._core import mode as context
 from segflow._ops import shape as so
 from segflow._ops.shape import identity
+from segflow._core.typing import AxisLike, IntLike, Name, TensorLike
 
 __all__ = ["concat", "stack", "unstack", "split", "tile"]
 
@@ -41,7 +46,7 @@ register_op("Unpack", inputs=("value",), attrs={"T": "value"}, infer=_infer_unpa
             defaults={"num": None, "axis": 0}, num_outputs=lambda attrs, counts: attrs["num"], list_output=True)
 
 
-def unstack(value, num=None, axis=0, name="unstack"):
+def unstack(value: TensorLike, num: Optional[int] = None, axis: int = 0, name: Name = "unstack") -> list[Tensor]:
     """Splits `value` along `axis` into a list of tensors of one less rank."""
     if not isinstance(value, Tensor):
         value = convert_to_tensor(value)
@@ -157,7 +162,8 @@ register_op("SplitV", inputs=("value", "size_splits", "split_dim"), attrs={"T": 
             num_outputs=lambda attrs, counts: attrs["num_split"], list_output=True)
 
 
-def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+def split(value: TensorLike, num_or_size_splits: Union[IntLike, Sequence[int]], axis: AxisLike = 0,
+          num: Optional[int] = None, name: Name = "split") -> list[Tensor]:
     """Splits `value` along `axis` into a list of tensors.
 
     Args:
@@ -247,7 +253,7 @@ register_op("Tile", inputs=("input", "multiples"), attrs={"T": "input", "Tmultip
             allowed={"Tmultiples": dtypes.INDEX}, infer=_infer_tile, kernel=_tile_kernel)
 
 
-def tile(input, multiples, name=None):
+def tile(input: TensorLike, multiples: TensorLike, name: Name = None) -> Tensor:
     """`input` repeated `multiples[i]` times along dimension i (shape `input.shape * multiples`)."""
     if not isinstance(multiples, Tensor):
         multiples = so._shape_arg(multiples)
@@ -295,7 +301,7 @@ register_op("ConcatV2", inputs=("values*", "axis"), attrs={"T": "values", "Tidx"
             infer=_infer_concat, kernel=lambda values, axis: np.concatenate(values, axis=int(axis)))
 
 
-def concat(values, axis, name="concat"):
+def concat(values: Union[TensorLike, Sequence[TensorLike]], axis: AxisLike, name: Name = "concat") -> Tensor:
     """Joins tensors along `axis`."""
     values = list(values)
     if len(values) == 1 and not context.executing_eagerly():
@@ -323,7 +329,7 @@ register_op("Pack", inputs=("values*",), attrs={"T": "values"}, infer=_infer_pac
             kernel=lambda values, axis=0: np.stack(values, axis=axis), defaults={"axis": 0})
 
 
-def stack(values, axis=0, name="stack"):
+def stack(values: Sequence[TensorLike], axis: int = 0, name: Name = "stack") -> Tensor:
     """Stacks same-shaped tensors along a new `axis`."""
     return apply_op("Pack", list(values), axis=axis, name=name)
 

@@ -1,4 +1,7 @@
 """Matrix products: MatMul (2-D) and BatchMatMulV2 (batched, broadcasting). Gradients in linalg_grad.py."""
+
+from __future__ import annotations
+
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
@@ -7,6 +10,7 @@ from segflow._core.tensor import Tensor
 from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput
+from segflow._core.typing import Name, TensorLike
 
 __all__ = ["matmul", "diag", "diag_part"]
 
@@ -83,8 +87,8 @@ register_op("BatchMatMulV2", inputs=("a", "b"), attrs={"T": ("a", "b")}, allowed
             infer=_infer_matmul, kernel=_batch_matmul_kernel, defaults=_DEFAULTS)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
-           a_is_sparse=False, b_is_sparse=False, name=None):
+def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False, name: Name = None) -> Tensor:
     """The matrix product of `a` and `b`, each optionally transposed or adjoined (conjugate transpose).
 
     Args:
@@ -160,12 +164,12 @@ register_op("Diag", inputs=("diagonal",), attrs={"T": "diagonal"}, infer=_infer_
 register_op("DiagPart", inputs=("input",), attrs={"T": "input"}, infer=_infer_diag_part, kernel=_diag_part_kernel)
 
 
-def diag(diagonal, name=None):
+def diag(diagonal: TensorLike, name: Name = None) -> Tensor:
     """A tensor of shape `d + d` with `diagonal` (shape d) on its diagonal and zeros elsewhere:
     out[i..., i...] = diagonal[i...] (TF's `diag`)."""
     return apply_op("Diag", diagonal, name=name)
 
 
-def diag_part(input, name=None):
+def diag_part(input: TensorLike, name: Name = None) -> Tensor:
     """The diagonal of a tensor of shape `d + d`: out[i...] = input[i..., i...] (TF's `diag_part`)."""
     return apply_op("DiagPart", input, name=name)

@@ -10,6 +10,9 @@ ignored by `moments`, and the variance is the population (biased) one. `moments`
 at the mean inside the variance, as TensorFlow does: first-order gradients are exact (that term is
 zero), but second-order ones (hessians through the variance) lack the mean's term, as TF's do.
 """
+
+from __future__ import annotations
+
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
@@ -19,6 +22,8 @@ from segflow._ops import elementwise as cw
 from segflow._ops import reduce as ro
 from segflow._ops import shape as so
 from segflow._ops import transpose as transpose_ops
+from typing import Optional
+from segflow._core.typing import AxisLike, Name, TensorLike
 
 __all__ = ["moments", "moments_v1", "weighted_moments", "weighted_moments_v1", "normalize_moments",
            "batch_normalization"]
@@ -38,7 +43,8 @@ def _squeeze(t, axes):
     return transpose_ops.squeeze(t, [axes] if isinstance(axes, int) else list(axes))
 
 
-def moments(x, axes, shift=None, keepdims=False, name=None):
+def moments(x: TensorLike, axes: AxisLike, shift: Optional[TensorLike] = None, keepdims: bool = False,
+            name: Name = None) -> tuple[Tensor, Tensor]:
     """Mean and (population) variance of `x` over `axes`.
 
     Args:
@@ -64,12 +70,14 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
         return mean, variance
 
 
-def moments_v1(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+def moments_v1(x: TensorLike, axes: AxisLike, shift: Optional[TensorLike] = None, name: Name = None,
+               keep_dims: Optional[bool] = None, keepdims: Optional[bool] = None) -> tuple[Tensor, Tensor]:
     """TF1's `moments`: as `moments`, with `keep_dims` as the older name of `keepdims`."""
     return moments(x, axes, shift=shift, keepdims=_keep_dims(keepdims, keep_dims), name=name)
 
 
-def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+def weighted_moments(x: TensorLike, axes: AxisLike, frequency_weights: TensorLike, keepdims: bool = False,
+                     name: Name = None) -> tuple[Tensor, Tensor]:
     """Weighted mean and variance of `x` over `axes`: sum(w x) / sum(w) and sum(w (x - mean)^2) / sum(w).
 
     Args:
@@ -101,12 +109,14 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
         return mean, variance
 
 
-def weighted_moments_v1(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+def weighted_moments_v1(x: TensorLike, axes: AxisLike, frequency_weights: TensorLike, name: Name = None,
+                        keep_dims: Optional[bool] = None, keepdims: Optional[bool] = None) -> tuple[Tensor, Tensor]:
     """TF1's `weighted_moments`, with `keep_dims` as the older name of `keepdims`."""
     return weighted_moments(x, axes, frequency_weights, keepdims=_keep_dims(keepdims, keep_dims), name=name)
 
 
-def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+def normalize_moments(counts: TensorLike, mean_ss: TensorLike, variance_ss: TensorLike, shift: Optional[TensorLike],
+                      name: Name = None) -> tuple[Tensor, Tensor]:
     """Mean and variance from sufficient statistics: mean = mean_ss / counts (+ shift), variance =
     variance_ss / counts - (mean_ss / counts)^2.
 
@@ -129,7 +139,8 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
         return mean, variance
 
 
-def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike, offset: Optional[TensorLike],
+                        scale: Optional[TensorLike], variance_epsilon: float, name: Name = None) -> Tensor:
     """(x - mean) / sqrt(variance + variance_epsilon) * scale + offset, computed as x * inv +
     (offset - mean * inv) with inv = scale * rsqrt(variance + variance_epsilon), as TensorFlow does.
 

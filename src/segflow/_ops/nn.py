@@ -6,6 +6,9 @@ Gradients in nn_grad.py.
 `sf.nn` (segflow/nn.py) is TensorFlow's `tf.nn` over these; `nn_impl.py` is TF's module name for
 the composites.
 """
+
+from __future__ import annotations
+
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
@@ -21,6 +24,8 @@ from segflow._ops import reduce as ro
 from segflow._ops import shape as so
 from segflow._ops import cast as cast_ops
 from segflow._ops import transpose as transpose_ops
+from typing import Optional
+from segflow._core.typing import AxisLike, Name, TensorLike
 
 __all__ = ["relu", "relu6", "leaky_relu", "softmax", "log_softmax", "sparse_softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2", "bias_add",
@@ -60,17 +65,17 @@ register_op("LeakyRelu", inputs=("features",), attrs={"T": "features"}, allowed=
             kernel=_leaky_relu, defaults={"alpha": 0.2})
 
 
-def relu(features, name=None):
+def relu(features: TensorLike, name: Name = None) -> Tensor:
     """max(features, 0), elementwise. The gradient is 0 where features <= 0."""
     return apply_op("Relu", features, name=name)
 
 
-def relu6(features, name=None):
+def relu6(features: TensorLike, name: Name = None) -> Tensor:
     """min(max(features, 0), 6), elementwise. The gradient is 0 outside (0, 6)."""
     return apply_op("Relu6", features, name=name)
 
 
-def leaky_relu(features, alpha=0.2, name=None):
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name: Name = None) -> Tensor:
     """features where positive, else alpha * features."""
     return apply_op("LeakyRelu", features, alpha=float(alpha), name=name)
 
@@ -122,12 +127,12 @@ def _on_last_axis(op_type, logits, axis, name):
     return transpose_ops.transpose(out, perm)
 
 
-def softmax(logits, axis=None, name=None, dim=None):
+def softmax(logits: TensorLike, axis: Optional[int] = None, name: Name = None, dim: Optional[int] = None) -> Tensor:
     """exp(logits) / sum(exp(logits), axis), computed stably. `dim` is TF1's name for `axis` (default -1)."""
     return _on_last_axis("Softmax", logits, dim if axis is None else axis, name)
 
 
-def log_softmax(logits, axis=None, name=None, dim=None):
+def log_softmax(logits: TensorLike, axis: Optional[int] = None, name: Name = None, dim: Optional[int] = None) -> Tensor:
     """logits - log(sum(exp(logits), axis)), computed stably. `dim` is TF1's name for `axis`."""
     return _on_last_axis("LogSoftmax", logits, dim if axis is None else axis, name)
 
@@ -167,7 +172,8 @@ register_op("SparseSoftmaxCrossEntropyWithLogits", inputs=("features", "labels")
             infer=_infer_sparse_xent, kernel=_sparse_xent_kernel, num_outputs=2)
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sparse_softmax_cross_entropy_with_logits(_sentinel: None = None, labels: Optional[TensorLike] = None,
+                                             logits: Optional[TensorLike] = None, name: Name = None) -> Tensor:
     """-log(softmax(logits)[labels]) per row: the loss of classifying each row as its label.
 
     Args:
@@ -216,7 +222,8 @@ register_op("SoftmaxCrossEntropyWithLogits", inputs=("features", "labels"), attr
             allowed={"T": _FLOAT}, infer=_infer_xent, kernel=_xent_kernel, num_outputs=2)
 
 
-def softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1, name=None, dim=None):
+def softmax_cross_entropy_with_logits_v2(labels: TensorLike, logits: TensorLike, axis: int = -1, name: Name = None,
+                                         dim: Optional[int] = None) -> Tensor:
     """-sum(labels * log_softmax(logits), axis): cross entropy against a distribution `labels`.
 
     Gradients flow to both logits and labels (TF2's `tf.nn.softmax_cross_entropy_with_logits`).
@@ -242,7 +249,9 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1, name=None, dim
     return loss
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+def softmax_cross_entropy_with_logits(_sentinel: None = None, labels: Optional[TensorLike] = None,
+                                      logits: Optional[TensorLike] = None, dim: int = -1, name: Name = None,
+                                      axis: Optional[int] = None) -> Tensor:
     """TF1's softmax cross entropy: as `_v2`, but no gradient flows into `labels` (they are wrapped in
     stop_gradient, as TensorFlow's `nn_ops.softmax_cross_entropy_with_logits` does)."""
     if _sentinel is not None:
@@ -295,7 +304,7 @@ register_op("BiasAdd", inputs=("value", "bias"), attrs={"T": ("value", "bias")},
             infer=_infer_bias_add, kernel=_bias_add_kernel, defaults={"data_format": None})
 
 
-def bias_add(value, bias, data_format=None, name=None):
+def bias_add(value: TensorLike, bias: TensorLike, data_format: Optional[str] = None, name: Name = None) -> Tensor:
     """value + bias, with the 1-D `bias` added along the channel axis: the last one ("NHWC", default),
     or axis 1 for data formats starting with "NC"."""
     if data_format is not None and data_format not in ("NHWC", "NCHW", "NWC", "NCW", "NDHWC", "NCDHW", "N..C",
@@ -305,7 +314,7 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 # -- composites of public ops (their gradients come from their parts)
-def xw_plus_b(x, weights, biases, name=None):
+def xw_plus_b(x: TensorLike, weights: TensorLike, biases: TensorLike, name: Name = None) -> Tensor:
     """matmul(x, weights) + biases, the bias added with bias_add (TF1's `nn.xw_plus_b`), built in a
     `name` scope ("xw_plus_b" by default). TF names the BiasAdd node after the scope itself; here it
     is "<scope>/BiasAdd", as for the other composites (apply_op takes no exact "scope/" names)."""
@@ -316,7 +325,8 @@ def xw_plus_b(x, weights, biases, name=None):
         return bias_add(linalg_ops.matmul(x, weights), biases)
 
 
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+def l2_normalize(x: TensorLike, axis: Optional[AxisLike] = None, epsilon: float = 1e-12, name: Name = None,
+                 dim: Optional[int] = None) -> Tensor:
     """x / sqrt(max(sum(x**2, axis), epsilon)): unit L2 norm along `axis` (all axes when None).
 
     `dim` is TF1's name for `axis` (`nn_impl.l2_normalize(x, dim=1)`).
@@ -332,14 +342,15 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         return cw.multiply(x, x_inv_norm)
 
 
-def l2_loss(t, name=None):
+def l2_loss(t: TensorLike, name: Name = None) -> Tensor:
     """sum(t ** 2) / 2, a scalar."""
     with name_scope(name, "L2Loss", [t]):
         t = t if isinstance(t, Tensor) else convert_to_tensor(t)
         return cw.multiply(ro.reduce_sum(cw.square(t)), cast_ops.cast(0.5, t.dtype))
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(_sentinel: None = None, labels: Optional[TensorLike] = None,
+                                      logits: Optional[TensorLike] = None, name: Name = None) -> Tensor:
     """-labels * log(sigmoid(logits)) - (1 - labels) * log(1 - sigmoid(logits)), elementwise, computed
     stably as max(x, 0) - x * z + log(1 + exp(-|x|))."""
     if _sentinel is not None:

@@ -1,4 +1,8 @@
 """one_hot: indices as one-hot vectors along a new axis. Its gradient is none (NotDifferentiable in shape_grad.py)."""
+
+from __future__ import annotations
+
+from typing import Optional
 import numpy as np
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
@@ -7,6 +11,7 @@ from segflow._core import fold as tensor_util
 from segflow._core.apply import apply_op, check_alloc
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids
+from segflow._core.typing import DTypeLike, IntLike, Name, TensorLike
 
 
 __all__ = ["one_hot"]
@@ -86,7 +91,9 @@ register_op("OneHot", inputs=("indices", "depth", "on_value", "off_value"),
             kernel=_one_hot_kernel, defaults={"axis": -1})
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+def one_hot(indices: TensorLike, depth: IntLike, on_value: Optional[TensorLike] = None,
+            off_value: Optional[TensorLike] = None, axis: Optional[int] = None, dtype: Optional[DTypeLike] = None,
+            name: Name = None) -> Tensor:
     """A one-hot tensor: `on_value` where the new `axis` (default: last) equals `indices`, else `off_value`.
 
     Args:

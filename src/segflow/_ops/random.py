@@ -15,6 +15,9 @@ Seeds (as in TF):
 Random ops are not differentiable (their shape input has no gradient); gradients do flow through the
 mean/stddev/minval/maxval arithmetic around them.
 """
+
+from __future__ import annotations
+
 import numpy as np
 
 from segflow._core import mode as context
@@ -29,6 +32,8 @@ from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput
 from segflow._ops import elementwise as cw
 from segflow._ops import shape as so
+from typing import Optional
+from segflow._core.typing import DTypeLike, IntLike, Name, ShapeLike, TensorLike
 
 __all__ = ["random_normal", "random_uniform", "truncated_normal", "random_shuffle", "multinomial",
            "set_random_seed", "get_seed"]
@@ -44,7 +49,7 @@ class _EagerSeed:
     counter = 0
 
 
-def set_seed(seed):
+def set_seed(seed: Optional[int]) -> None:
     """Sets the global random seed: eagerly for the process (restarting every seeded sequence), and
     while building a graph as that graph's seed. `None` clears it."""
     seed = None if seed is None else int(seed)
@@ -259,7 +264,8 @@ def _scaled(op_type, shape, loc, scale, dtype, seed, name, default_name):
         return cw.add(cw.multiply(rnd, scale), loc)
 
 
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+def random_normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
+                  seed: Optional[int] = None, name: Name = None) -> Tensor:
     """Normal samples: mean + stddev * N(0, 1), of shape `shape` and a float `dtype`.
 
     `seed` is the op seed (combined with the global seed; see the module docstring).
@@ -267,12 +273,14 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, 
     return _scaled("RandomStandardNormal", shape, mean, stddev, dtype, seed, name, "random_normal")
 
 
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+def truncated_normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                     dtype: DTypeLike = dtypes.float32, seed: Optional[int] = None, name: Name = None) -> Tensor:
     """Normal samples redrawn until within 2 standard deviations of the mean."""
     return _scaled("TruncatedNormal", shape, mean, stddev, dtype, seed, name, "truncated_normal")
 
 
-def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+def random_uniform(shape: ShapeLike, minval: TensorLike = 0, maxval: Optional[TensorLike] = None,
+                   dtype: DTypeLike = dtypes.float32, seed: Optional[int] = None, name: Name = None) -> Tensor:
     """Uniform samples in [minval, maxval).
 
     Floats: maxval defaults to 1. Integers (int32/int64): maxval is required and minval < maxval.
@@ -297,12 +305,13 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         return cw.add(cw.multiply(rnd, cw.subtract(hi, lo)), lo)
 
 
-def random_shuffle(value, seed=None, name=None):
+def random_shuffle(value: TensorLike, seed: Optional[int] = None, name: Name = None) -> Tensor:
     """`value` with its first dimension randomly permuted."""
     return apply_op("RandomShuffle", value, name=name, **_seed_attrs(seed))
 
 
-def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+def multinomial(logits: TensorLike, num_samples: IntLike, seed: Optional[int] = None, name: Name = None,
+                output_dtype: Optional[DTypeLike] = None) -> Tensor:
     """Class indices drawn from softmax(logits) per row: shape [batch, num_samples]."""
     output_dtype = dtypes.as_dtype(output_dtype or dtypes.int64)
     if output_dtype not in dtypes.INDEX:
@@ -313,7 +322,8 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
                     **_seed_attrs(seed))
 
 
-def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+def categorical(logits: TensorLike, num_samples: IntLike, dtype: Optional[DTypeLike] = None, seed: Optional[int] = None,
+                name: Name = None) -> Tensor:
     """TF2's name for `multinomial`."""
     return multinomial(logits, num_samples, seed=seed, name=name, output_dtype=dtype)
 

@@ -5,6 +5,10 @@ An axis argument is None (all axes), an int or a list of ints, negative counting
 empty list reduces nothing. Axes are int32/int64 and are checked against the input's rank (at graph
 build when known, else when run).
 """
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
 import math
 
 import numpy as np
@@ -22,6 +26,7 @@ from segflow._ops import cast as cast_ops
 from segflow._ops import sequence as sequence_ops
 from segflow._ops import shape as so
 from segflow._ops import transpose as transpose_ops
+from segflow._core.typing import AxisLike, DTypeLike, Name, TensorLike
 
 __all__ = ["cumprod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
            "reduce_all", "argmax", "argmin", "cumsum", "count_nonzero", "reduce_logsumexp", "add_n",
@@ -165,53 +170,62 @@ def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices=None,
     return apply_op(op_type, input_tensor, _axis_arg(input_tensor, axis), keep_dims=bool(keepdims), name=name)
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+def reduce_sum(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False, name: Name = None,
+               reduction_indices: Optional[AxisLike] = None, keep_dims: Optional[bool] = None) -> Tensor:
     """Sum over `axis` (all axes when None); `keepdims` keeps reduced axes with length 1."""
     return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+def reduce_mean(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False, name: Name = None,
+                reduction_indices: Optional[AxisLike] = None, keep_dims: Optional[bool] = None) -> Tensor:
     """Mean over `axis` (all axes when None); integer inputs give the mean truncated toward zero, as
     in TF; an empty reduction gives nan."""
     return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+def reduce_max(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False, name: Name = None,
+               reduction_indices: Optional[AxisLike] = None, keep_dims: Optional[bool] = None) -> Tensor:
     """Maximum over `axis`; an empty reduction gives -inf (floats) or the dtype's lowest value (integers). The gradient is split
     equally among tied maxima."""
     return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+def reduce_min(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False, name: Name = None,
+               reduction_indices: Optional[AxisLike] = None, keep_dims: Optional[bool] = None) -> Tensor:
     """Minimum over `axis`; an empty reduction gives +inf (floats) or the dtype's largest value (integers). The gradient is split
     equally among tied minima."""
     return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+def reduce_prod(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False, name: Name = None,
+                reduction_indices: Optional[AxisLike] = None, keep_dims: Optional[bool] = None) -> Tensor:
     """Product over `axis` (all axes when None); an empty reduction gives 1. The gradient is right for
     inputs with zeros (one zero, several), to second order."""
     return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+def reduce_any(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False, name: Name = None,
+               reduction_indices: Optional[AxisLike] = None, keep_dims: Optional[bool] = None) -> Tensor:
     """Logical OR of a bool tensor over `axis`; an empty reduction gives False."""
     return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+def reduce_all(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False, name: Name = None,
+               reduction_indices: Optional[AxisLike] = None, keep_dims: Optional[bool] = None) -> Tensor:
     """Logical AND of a bool tensor over `axis`; an empty reduction gives True."""
     return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_euclidean_norm(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False,
+                          name: Name = None) -> Tensor:
     """sqrt(sum(x * conj(x))) over `axis` (all axes when None), in the input's dtype (complex input,
     complex output with zero imaginary part). Integers give the root truncated, as in TF
     (see `_euclidean_norm`). The gradient is x * grad / norm, nan where the norm is 0 (as in TF)."""
     return _reduce("EuclideanNorm", input_tensor, axis, keepdims, name)
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_logsumexp(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False,
+                     name: Name = None) -> Tensor:
     """log(sum(exp(x))) over `axis`, computed stably (the maximum is subtracted first)."""
     m = reduce_max(input_tensor, axis, keepdims=True)
     m = so.stop_gradient(math_ops.where(math_ops.is_finite(m), m, so.zeros_like(m)))
@@ -221,7 +235,8 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return out
 
 
-def count_nonzero(input_tensor, axis=None, keepdims=False, dtype=dtypes.int64, name=None):
+def count_nonzero(input_tensor: TensorLike, axis: Optional[AxisLike] = None, keepdims: bool = False,
+                  dtype: DTypeLike = dtypes.int64, name: Name = None) -> Tensor:
     """The number of non-zero elements over `axis`, as `dtype` (int64 by default)."""
     nz = cast_ops.cast(math_ops.not_equal(input_tensor, so.zeros_like(input_tensor)), dtype)
     return reduce_sum(nz, axis, keepdims, name=name)
@@ -260,13 +275,15 @@ register_op("ArgMin", inputs=("input", "dimension"), attrs={"T": "input", "Tidx"
             defaults={"output_type": dtypes.int64})
 
 
-def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
+def argmax(input: TensorLike, axis: Optional[AxisLike] = None, name: Name = None, dimension: Optional[AxisLike] = None,
+           output_type: DTypeLike = dtypes.int64) -> Tensor:
     """Index of the largest value along `axis` (default 0); the first one on ties."""
     axis = dimension if axis is None else axis
     return apply_op("ArgMax", input, 0 if axis is None else axis, output_type=dtypes.as_dtype(output_type), name=name)
 
 
-def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
+def argmin(input: TensorLike, axis: Optional[AxisLike] = None, name: Name = None, dimension: Optional[AxisLike] = None,
+           output_type: DTypeLike = dtypes.int64) -> Tensor:
     """Index of the smallest value along `axis` (default 0); the first one on ties."""
     axis = dimension if axis is None else axis
     return apply_op("ArgMin", input, 0 if axis is None else axis, output_type=dtypes.as_dtype(output_type), name=name)
@@ -307,12 +324,14 @@ register_op("Cumprod", inputs=("x", "axis"), attrs={"T": "x", "Tidx": "axis"},
             defaults={"exclusive": False, "reverse": False})
 
 
-def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+def cumsum(x: TensorLike, axis: AxisLike = 0, exclusive: bool = False, reverse: bool = False,
+           name: Name = None) -> Tensor:
     """Running sum along `axis`; `exclusive` starts from 0, `reverse` runs from the end."""
     return apply_op("Cumsum", x, axis, exclusive=exclusive, reverse=reverse, name=name)
 
 
-def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+def cumprod(x: TensorLike, axis: AxisLike = 0, exclusive: bool = False, reverse: bool = False,
+            name: Name = None) -> Tensor:
     """Running product along `axis`; `exclusive` starts from 1, `reverse` runs from the end.
 
     Its gradient divides by `x` (as TF's): it is not finite where x holds a zero.
@@ -365,7 +384,7 @@ def _add_n_kernel(inputs):
 register_op("AddN", inputs=("inputs*",), attrs={"T": "inputs"}, infer=_infer_add_n, kernel=_add_n_kernel)
 
 
-def add_n(inputs, name=None):
+def add_n(inputs: Sequence[TensorLike], name: Name = None) -> Tensor:
     """The elementwise sum of a list of same-shaped tensors (IndexedSlices are densified)."""
     inputs = list(inputs)
     if not inputs:

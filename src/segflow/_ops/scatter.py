@@ -5,6 +5,9 @@ variables are in state_ops / resource_variable_ops.) Gradients in scatter_grad.p
 of the output; `updates` has shape `indices.shape[:-1] + shape[depth:]`. Duplicates add up in
 scatter_nd and the add/sub ops; in tensor_scatter_nd_update the last one (in index order) wins.
 """
+
+from __future__ import annotations
+
 import math
 
 import numpy as np
@@ -14,6 +17,8 @@ from segflow._core import fold as tensor_util
 from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, accumulator_dtype, ids, scatter
+from segflow._core.typing import Name, ShapeLike, TensorLike
+from segflow._core.tensor import Tensor
 
 __all__ = ["scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
            "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub"]
@@ -73,7 +78,7 @@ register_op("ScatterNd", inputs=("indices", "updates", "shape"), attrs={"T": "up
             allowed={"Tindices": dtypes.INDEX}, infer=_infer_scatter_nd, kernel=scatter_nd_kernel)
 
 
-def scatter_nd(indices, updates, shape, name=None):
+def scatter_nd(indices: TensorLike, updates: TensorLike, shape: ShapeLike, name: Name = None) -> Tensor:
     """A tensor of `shape`, zero except where `updates` are added at `indices` (duplicates add).
 
     Args:
@@ -113,17 +118,17 @@ for _how in ("Update", "Add", "Sub"):
                 infer=_infer_tensor_scatter, kernel=_tensor_scatter_kernel(_how.lower()))
 
 
-def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike, name: Name = None) -> Tensor:
     """A copy of `tensor` with the slices at `indices` replaced by `updates` (the last duplicate wins)."""
     return apply_op("TensorScatterUpdate", tensor, indices, updates, name=name)
 
 
-def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike, name: Name = None) -> Tensor:
     """A copy of `tensor` with `updates` added at `indices` (duplicates add)."""
     return apply_op("TensorScatterAdd", tensor, indices, updates, name=name)
 
 
-def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
+def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, name: Name = None) -> Tensor:
     """A copy of `tensor` with `updates` subtracted at `indices` (duplicates subtract)."""
     return apply_op("TensorScatterSub", tensor, indices, updates, name=name)
 

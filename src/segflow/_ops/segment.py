@@ -15,12 +15,16 @@ Empty segments hold: 0 (sum, mean, sqrt_n; sorted max/min), 1 (prod), the dtype'
 value (unsorted max) or highest finite value (unsorted min) - TensorFlow's rules.
 """
 
+from __future__ import annotations
+
+from typing import Optional
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core import fold as tensor_util
 from segflow._core.apply import apply_op, check_alloc
 from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow._core.tensor import Tensor
 from segflow.kernels import segment
+from segflow._core.typing import GradientLike, IntLike, Name, TensorLike
 
 __all__ = [
     "unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max", "unsorted_segment_min",
@@ -249,7 +253,7 @@ for _name, _kind, _types in (("SparseSegmentSum", "sum", _SPARSE_SUM_TYPES),
 # Unsorted segment reductions
 
 
-def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: IntLike, name: Name = None) -> Tensor:
     """Adds up the rows of `data` that share a segment id: out[j] = sum of data[i] with ids[i] == j.
 
     Args:
@@ -268,7 +272,8 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     return apply_op("UnsortedSegmentSum", data, segment_ids, num_segments, name=name)
 
 
-def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: IntLike,
+                          name: Name = None) -> Tensor:
     """Multiplies the rows of `data` that share a segment id.
 
     Args:
@@ -284,7 +289,7 @@ def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     return apply_op("UnsortedSegmentProd", data, segment_ids, num_segments, name=name)
 
 
-def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: IntLike, name: Name = None) -> Tensor:
     """The elementwise maximum of the rows of `data` that share a segment id.
 
     Args:
@@ -303,7 +308,7 @@ def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     return apply_op("UnsortedSegmentMax", data, segment_ids, num_segments, name=name)
 
 
-def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+def unsorted_segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: IntLike, name: Name = None) -> Tensor:
     """The elementwise minimum of the rows of `data` that share a segment id.
 
     Args:
@@ -320,7 +325,8 @@ def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     return apply_op("UnsortedSegmentMin", data, segment_ids, num_segments, name=name)
 
 
-def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+def unsorted_segment_mean(data: TensorLike, segment_ids: TensorLike, num_segments: IntLike,
+                          name: Name = None) -> Tensor:
     """The mean of the rows of `data` that share a segment id: sum / count.
 
     Args:
@@ -339,7 +345,8 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     return apply_op("UnsortedSegmentMean", data, segment_ids, num_segments, name=name)
 
 
-def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+def unsorted_segment_sqrt_n(data: TensorLike, segment_ids: TensorLike, num_segments: IntLike,
+                            name: Name = None) -> Tensor:
     """The sum of the rows of `data` that share a segment id divided by sqrt(count).
 
     Args:
@@ -373,7 +380,7 @@ _SORTED_ARGS = """Args:
         a negative id, a length that differs from data's first dimension, or a bad dtype."""
 
 
-def segment_sum(data, segment_ids, name=None):
+def segment_sum(data: TensorLike, segment_ids: TensorLike, name: Name = None) -> Tensor:
     """Adds up the rows of `data` by sorted segment id (any numeric dtype).
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -381,7 +388,7 @@ def segment_sum(data, segment_ids, name=None):
     return apply_op("SegmentSum", data, segment_ids, name=name)
 
 
-def segment_prod(data, segment_ids, name=None):
+def segment_prod(data: TensorLike, segment_ids: TensorLike, name: Name = None) -> Tensor:
     """Multiplies the rows of `data` by sorted segment id (any numeric dtype).
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -389,7 +396,7 @@ def segment_prod(data, segment_ids, name=None):
     return apply_op("SegmentProd", data, segment_ids, name=name)
 
 
-def segment_max(data, segment_ids, name=None):
+def segment_max(data: TensorLike, segment_ids: TensorLike, name: Name = None) -> Tensor:
     """The elementwise maximum of the rows of `data` by sorted segment id (real dtypes).
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -397,7 +404,7 @@ def segment_max(data, segment_ids, name=None):
     return apply_op("SegmentMax", data, segment_ids, name=name)
 
 
-def segment_min(data, segment_ids, name=None):
+def segment_min(data: TensorLike, segment_ids: TensorLike, name: Name = None) -> Tensor:
     """The elementwise minimum of the rows of `data` by sorted segment id (real dtypes).
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -405,7 +412,7 @@ def segment_min(data, segment_ids, name=None):
     return apply_op("SegmentMin", data, segment_ids, name=name)
 
 
-def segment_mean(data, segment_ids, name=None):
+def segment_mean(data: TensorLike, segment_ids: TensorLike, name: Name = None) -> Tensor:
     """The mean of the rows of `data` by sorted segment id (any numeric dtype; for integers the
     sum divided by the count truncating toward zero, in data's dtype, as TF's SegmentMean).
 
@@ -441,7 +448,8 @@ _SPARSE_ARGS = """Args:
         num_segments, lengths that differ, or a bad dtype."""
 
 
-def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
+def sparse_segment_sum(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, name: Name = None,
+                       num_segments: Optional[IntLike] = None, sparse_gradient: bool = False) -> Tensor:
     """Sums rows of `data` picked by `indices`, by sorted segment id.
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -453,7 +461,8 @@ def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None,
                     **_sparse_hints(indices, segment_ids))
 
 
-def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
+def sparse_segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, name: Name = None,
+                        num_segments: Optional[IntLike] = None, sparse_gradient: bool = False) -> Tensor:
     """Means of rows of `data` picked by `indices`, by sorted segment id.
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -465,7 +474,8 @@ def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None
                     **_sparse_hints(indices, segment_ids))
 
 
-def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
+def sparse_segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, name: Name = None,
+                          num_segments: Optional[IntLike] = None, sparse_gradient: bool = False) -> Tensor:
     """Sums of rows of `data` picked by `indices`, by sorted segment id, divided by sqrt(count).
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -477,8 +487,9 @@ def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=No
                     **_sparse_hints(indices, segment_ids))
 
 
-def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=None,
-                                   sparse_gradient=False):
+def sparse_segment_sum_with_num_segments(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
+                                         num_segments: IntLike, name: Name = None,
+                                         sparse_gradient: bool = False) -> Tensor:
     """sparse_segment_sum with `num_segments` output rows.
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -487,8 +498,9 @@ def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segment
                     sparse_gradient=bool(sparse_gradient), name=name, **_sparse_hints(indices, segment_ids))
 
 
-def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=None,
-                                   sparse_gradient=False):
+def sparse_segment_mean_with_num_segments(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
+                                          num_segments: IntLike, name: Name = None,
+                                          sparse_gradient: bool = False) -> Tensor:
     """sparse_segment_mean with `num_segments` output rows.
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -497,8 +509,9 @@ def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segmen
                     sparse_gradient=bool(sparse_gradient), name=name, **_sparse_hints(indices, segment_ids))
 
 
-def sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments, name=None,
-                                   sparse_gradient=False):
+def sparse_segment_sqrt_n_with_num_segments(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
+                                            num_segments: IntLike, name: Name = None,
+                                            sparse_gradient: bool = False) -> Tensor:
     """sparse_segment_sqrt_n with `num_segments` output rows.
 
     <Args, Returns, Raises: filled in from the family's text below>
@@ -515,7 +528,8 @@ for _fn, _types in ((sparse_segment_sum, "real dtypes"), (sparse_segment_mean, "
     _fn.__doc__ = _fn.__doc__.replace(_SHARED, _SPARSE_ARGS.replace("{dtypes}", _types))
 
 
-def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, name=None):
+def sparse_segment_grad(kind: str, grad: TensorLike, indices: TensorLike, segment_ids: TensorLike, output_dim0: IntLike,
+                        name: Name = None) -> Tensor:
     """The gradient of sparse_segment_{kind} w.r.t. data (kind: "sum", "mean" or "sqrt_n").
 
     Returns shape `[output_dim0] + grad.shape[1:]`: out[indices[i]] += grad[segment_ids[i]] * s_i,
@@ -526,22 +540,26 @@ def sparse_segment_grad(kind, grad, indices, segment_ids, output_dim0, name=None
     return apply_op(op_type, grad, indices, segment_ids, output_dim0, name=name)
 
 
-def sparse_segment_sum_grad(grad, indices, segment_ids, output_dim0, name=None):
+def sparse_segment_sum_grad(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike, output_dim0: IntLike,
+                            name: Name = None) -> Tensor:
     """The gradient of sparse_segment_sum w.r.t. data, `output_dim0` rows (TF's SparseSegmentSumGrad)."""
     return sparse_segment_grad("sum", grad, indices, segment_ids, output_dim0, name=name)
 
 
-def sparse_segment_mean_grad(grad, indices, segment_ids, output_dim0, name=None):
+def sparse_segment_mean_grad(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike, output_dim0: IntLike,
+                             name: Name = None) -> Tensor:
     """The gradient of sparse_segment_mean w.r.t. data, `output_dim0` rows."""
     return sparse_segment_grad("mean", grad, indices, segment_ids, output_dim0, name=name)
 
 
-def sparse_segment_sqrt_n_grad(grad, indices, segment_ids, output_dim0, name=None):
+def sparse_segment_sqrt_n_grad(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike, output_dim0: IntLike,
+                               name: Name = None) -> Tensor:
     """The gradient of sparse_segment_sqrt_n w.r.t. data, `output_dim0` rows."""
     return sparse_segment_grad("sqrt_n", grad, indices, segment_ids, output_dim0, name=name)
 
 
-def sparse_segment_grad_v2(kind, grad, indices, segment_ids, dense_output_dim0, name=None):
+def sparse_segment_grad_v2(kind: str, grad: TensorLike, indices: TensorLike, segment_ids: TensorLike,
+                           dense_output_dim0: IntLike, name: Name = None) -> tuple[Tensor, Tensor]:
     """The gradient of sparse_segment_{kind} kept sparse: (values, sorted_unique_indices), the
     rows of the dense gradient that indices touch."""
     op_type = {"sum": "SparseSegmentSumGradV2", "mean": "SparseSegmentMeanGradV2",
@@ -550,22 +568,25 @@ def sparse_segment_grad_v2(kind, grad, indices, segment_ids, dense_output_dim0, 
     return values, unique
 
 
-def sparse_segment_sum_grad_v2(grad, indices, segment_ids, dense_output_dim0, name=None):
+def sparse_segment_sum_grad_v2(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike,
+                               dense_output_dim0: IntLike, name: Name = None) -> tuple[Tensor, Tensor]:
     """(values, sorted_unique_indices) of sparse_segment_sum's gradient (TF's SparseSegmentSumGradV2)."""
     return sparse_segment_grad_v2("sum", grad, indices, segment_ids, dense_output_dim0, name=name)
 
 
-def sparse_segment_mean_grad_v2(grad, indices, segment_ids, dense_output_dim0, name=None):
+def sparse_segment_mean_grad_v2(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike,
+                                dense_output_dim0: IntLike, name: Name = None) -> tuple[Tensor, Tensor]:
     """(values, sorted_unique_indices) of sparse_segment_mean's gradient."""
     return sparse_segment_grad_v2("mean", grad, indices, segment_ids, dense_output_dim0, name=name)
 
 
-def sparse_segment_sqrt_n_grad_v2(grad, indices, segment_ids, dense_output_dim0, name=None):
+def sparse_segment_sqrt_n_grad_v2(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike,
+                                  dense_output_dim0: IntLike, name: Name = None) -> tuple[Tensor, Tensor]:
     """(values, sorted_unique_indices) of sparse_segment_sqrt_n's gradient."""
     return sparse_segment_grad_v2("sqrt_n", grad, indices, segment_ids, dense_output_dim0, name=name)
 
 
-def densify_indexed_slices(value, name=None):
+def densify_indexed_slices(value: GradientLike, name: Name = None) -> Tensor:
     """The dense tensor an IndexedSlices stands for: its values summed into rows with
     unsorted_segment_sum (repeated indices add up)."""
     return unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)

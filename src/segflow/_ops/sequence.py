@@ -1,4 +1,7 @@
 """Index sequences: range and invert_permutation."""
+
+from __future__ import annotations
+
 import numpy as np
 
 from segflow._core import dtypes, errors
@@ -9,6 +12,8 @@ from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput
 from segflow._ops.cast import cast
+from typing import Optional
+from segflow._core.typing import DTypeLike, Name, TensorLike
 
 __all__ = ["range", "invert_permutation"]
 
@@ -64,7 +69,8 @@ register_op("Range", inputs=("start", "limit", "delta"), attrs={"Tidx": ("start"
             allowed={"Tidx": dtypes.REAL_NUMERIC}, infer=_infer_range, kernel=_range_kernel)
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range"):
+def range(start: TensorLike, limit: Optional[TensorLike] = None, delta: TensorLike = 1,
+          dtype: Optional[DTypeLike] = None, name: Name = "range") -> Tensor:
     """[start, start + delta, ...) up to `limit` (exclusive); `range(n)` counts from 0.
 
     Args:
@@ -111,7 +117,7 @@ register_op("InvertPermutation", inputs=("x",), attrs={"T": "x"}, allowed={"T": 
             infer=_infer_invert_permutation, kernel=_invert_permutation_kernel)
 
 
-def invert_permutation(x, name=None):
+def invert_permutation(x: TensorLike, name: Name = None) -> Tensor:
     """y with y[x[i]] = i."""
     return apply_op("InvertPermutation", x, name=name)
 

@@ -1,5 +1,9 @@
 """Ops about shapes and plain copies: placeholder, identity, stop_gradient, zeros/ones(_like), fill,
 shape, size, rank, reshape, broadcast_to, concat, stack, one_hot. Gradients are in shape_grad.py."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
 import numpy as np
 
 from segflow._core import mode as context
@@ -12,6 +16,7 @@ from segflow._core.apply import apply_op, check_alloc, resource_exhausted
 from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
 from segflow._ops.cast import cast
+from segflow._core.typing import DTypeLike, Name, ShapeLike, TensorLike
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient", "zeros", "ones",
            "zeros_like", "ones_like", "fill", "shape", "shape_n", "size", "rank", "reshape", "broadcast_to",
@@ -34,7 +39,7 @@ register_op("Placeholder", inputs=(), infer=_infer_placeholder, kernel=_placehol
             defaults={"dtype": None, "shape": None}, stateful=False)
 
 
-def placeholder(dtype, shape=None, name=None):
+def placeholder(dtype: DTypeLike, shape: Optional[ShapeLike] = None, name: Name = None) -> Tensor:
     """A graph input to feed at `Session.run` (graph mode only); `shape` may have None dimensions."""
     if context.executing_eagerly():
         raise RuntimeError("sf.placeholder() is not compatible with eager execution.")
@@ -53,7 +58,7 @@ register_op("PlaceholderWithDefault", inputs=("input",), attrs={"dtype": "input"
             infer=_infer_placeholder_with_default, kernel=lambda x, shape: x, defaults={"shape": None})
 
 
-def placeholder_with_default(input, shape, name=None):
+def placeholder_with_default(input: TensorLike, shape: ShapeLike, name: Name = None) -> Tensor:
     """Passes `input` through unless a value is fed in its place."""
     return apply_op("PlaceholderWithDefault", input, shape=tensor_shape.as_shape(shape), name=name)
 
@@ -81,24 +86,24 @@ register_op("IdentityN", inputs=("input*",), infer=_infer_identity_n, kernel=lam
             num_outputs=lambda attrs, counts: counts[0], list_output=True)
 
 
-def identity(input, name=None):
+def identity(input: TensorLike, name: Name = None) -> Tensor:
     """The same value as a new tensor (graph: a new node)."""
     if hasattr(input, "_dense_var_to_tensor"):
         input = input.read_value() if hasattr(input, "read_value") else convert_to_tensor(input)
     return apply_op("Identity", input, name=name)
 
 
-def stop_gradient(input, name=None):
+def stop_gradient(input: TensorLike, name: Name = None) -> Tensor:
     """The same value, but no gradient flows through it (it is a constant to differentiation)."""
     return apply_op("StopGradient", input, name=name)
 
 
-def prevent_gradient(input, message="", name=None):
+def prevent_gradient(input: TensorLike, message: str = "", name: Name = None) -> Tensor:
     """The same value; asking for its gradient raises LookupError with `message`."""
     return apply_op("PreventGradient", input, message=message, name=name)
 
 
-def identity_n(input, name=None):
+def identity_n(input: Sequence[TensorLike], name: Name = None) -> list[Tensor]:
     return apply_op("IdentityN", list(input), name=name)
 
 
@@ -159,7 +164,7 @@ register_op("Fill", inputs=("dims", "value"), attrs={"T": "value", "index_type":
             allowed={"index_type": dtypes.INDEX}, infer=_infer_fill, kernel=_fill_kernel)
 
 
-def fill(dims, value, name=None):
+def fill(dims: TensorLike, value: TensorLike, name: Name = None) -> Tensor:
     """A tensor of shape `dims` filled with the scalar `value`."""
     return apply_op("Fill", _shape_arg(dims), value, name=name)
 
@@ -229,12 +234,12 @@ def _filled(shape, dtype, value, name):
     return fill(shape, scalar, name=name)
 
 
-def zeros(shape, dtype=dtypes.float32, name=None):
+def zeros(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: Name = None) -> Tensor:
     """A tensor of zeros of the given shape and dtype."""
     return _filled(shape, dtype, 0, name or "zeros")
 
 
-def ones(shape, dtype=dtypes.float32, name=None):
+def ones(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: Name = None) -> Tensor:
     """A tensor of ones of the given shape and dtype."""
     return _filled(shape, dtype, 1, name or "ones")
 
@@ -247,7 +252,8 @@ register_op("ZerosLike", inputs=("x",), attrs={"T": "x"}, infer=_infer_like, ker
 register_op("OnesLike", inputs=("x",), attrs={"T": "x"}, infer=_infer_like, kernel=np.ones_like)
 
 
-def zeros_like(tensor, dtype=None, name=None, optimize=True):
+def zeros_like(tensor: TensorLike, dtype: Optional[DTypeLike] = None, name: Name = None,
+               optimize: bool = True) -> Tensor:
     """Zeros with the shape (and, unless `dtype` is given, the dtype) of `tensor`."""
     if isinstance(tensor, IndexedSlices):
         tensor = convert_to_tensor(tensor)
@@ -257,7 +263,8 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
     return out
 
 
-def ones_like(tensor, dtype=None, name=None, optimize=True):
+def ones_like(tensor: TensorLike, dtype: Optional[DTypeLike] = None, name: Name = None,
+              optimize: bool = True) -> Tensor:
     """Ones with the shape (and, unless `dtype` is given, the dtype) of `tensor`."""
     out = apply_op("OnesLike", tensor, name=name)
     if dtype is not None and out.dtype != dtypes.as_dtype(dtype):
@@ -282,7 +289,7 @@ register_op("Shape", inputs=("input",), attrs={"T": "input"}, infer=_infer_shape
             constant_value=_shape_const)
 
 
-def shape(input, name=None, out_type=dtypes.int32):
+def shape(input: TensorLike, name: Name = None, out_type: DTypeLike = dtypes.int32) -> Tensor:
     """The shape of `input` as a 1-D int tensor."""
     if isinstance(input, IndexedSlices):
         return input.dense_shape
@@ -294,7 +301,7 @@ def shape(input, name=None, out_type=dtypes.int32):
     return apply_op("Shape", input, out_type=dtypes.as_dtype(out_type), name=name)
 
 
-def shape_n(input, out_type=dtypes.int32, name=None):
+def shape_n(input: Sequence[TensorLike], out_type: DTypeLike = dtypes.int32, name: Name = None) -> list[Tensor]:
     return [shape(x, out_type=out_type) for x in input]
 
 
@@ -326,7 +333,7 @@ def _is_sparse_tensor(x):
         and hasattr(x, "values")
 
 
-def size(input, name=None, out_type=dtypes.int32):
+def size(input: TensorLike, name: Name = None, out_type: DTypeLike = dtypes.int32) -> Tensor:
     """The number of elements of `input` (a scalar); of a SparseTensor, the product of its dense
     shape."""
     if _is_sparse_tensor(input):
@@ -334,7 +341,7 @@ def size(input, name=None, out_type=dtypes.int32):
     return apply_op("Size", input, out_type=dtypes.as_dtype(out_type), name=name)
 
 
-def rank(input, name=None):
+def rank(input: TensorLike, name: Name = None) -> Tensor:
     """The number of dimensions of `input` (a scalar int32); of a SparseTensor, the length of its
     dense shape."""
     if _is_sparse_tensor(input):
@@ -412,7 +419,7 @@ register_op("Reshape", inputs=("tensor", "shape"), attrs={"T": "tensor", "Tshape
             allowed={"Tshape": dtypes.INDEX}, infer=_infer_reshape, kernel=_reshape_kernel)
 
 
-def reshape(tensor, shape, name=None):
+def reshape(tensor: TensorLike, shape: ShapeLike, name: Name = None) -> Tensor:
     """`tensor` with a new shape of the same number of elements (one dimension may be -1)."""
     return apply_op("Reshape", tensor, _shape_arg(shape), name=name)
 
@@ -433,7 +440,7 @@ register_op("BroadcastTo", inputs=("input", "shape"), attrs={"T": "input", "Tidx
             kernel=lambda x, shape: np.broadcast_to(x, tuple(int(d) for d in shape)).copy())  # copy(): C order, 0-d kept
 
 
-def broadcast_to(input, shape, name=None):
+def broadcast_to(input: TensorLike, shape: ShapeLike, name: Name = None) -> Tensor:
     """`input` broadcast (NumPy rules) to `shape`."""
     return apply_op("BroadcastTo", input, _shape_arg(shape), name=name)
 

@@ -1,5 +1,8 @@
 """Taking parts of a tensor and padding it: slice, strided_slice (`t[1:, ::2]`), split_by_shapes, pad.
 Gradients in slicing_grad.py."""
+
+from __future__ import annotations
+
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
@@ -18,6 +21,8 @@ from segflow._ops.gather import gather
 from segflow._ops.sort import boolean_mask
 from segflow._ops.sequence import range as range_
 from segflow._ops.cast import cast
+from typing import Any, Optional
+from segflow._core.typing import Name, TensorLike
 
 
 __all__ = ["slice", "strided_slice", "split_by_shapes", "pad"]
@@ -56,7 +61,7 @@ register_op("Slice", inputs=("input", "begin", "size"), attrs={"T": "input", "In
             allowed={"Index": dtypes.INDEX}, infer=_infer_slice, kernel=_slice_kernel)
 
 
-def slice(input_, begin, size, name=None):
+def slice(input_: TensorLike, begin: TensorLike, size: TensorLike, name: Name = None) -> Tensor:
     """The part of `input_` starting at `begin` with `size` (-1: to the end) in each dimension."""
     return apply_op("Slice", input_, so._shape_arg(begin) if not isinstance(begin, Tensor) else begin,
                     so._shape_arg(size) if not isinstance(size, Tensor) else size, name=name)
@@ -167,8 +172,9 @@ register_op("StridedSliceGrad", inputs=("shape", "begin", "end", "strides", "dy"
             infer=_infer_strided_slice_grad, kernel=_strided_slice_grad_kernel, defaults=_MASKS)
 
 
-def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
-                  shrink_axis_mask=0, var=None, name=None):
+def strided_slice(input_: TensorLike, begin: TensorLike, end: TensorLike, strides: Optional[TensorLike] = None,
+                  begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                  shrink_axis_mask: int = 0, var: Any = None, name: Name = None) -> Tensor:
     """TF's StridedSlice: `input_[begin:end:strides]` per dimension, with the masks' meanings."""
     if strides is None:
         strides = [1] * len(begin)
@@ -348,7 +354,8 @@ register_op("MirrorPadGrad", inputs=("input", "paddings"), attrs=_PAD_ATTRS, all
             infer=_infer_mirror_pad_grad, kernel=_mirror_pad_grad_kernel, defaults={"mode": "REFLECT"})
 
 
-def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+def pad(tensor: TensorLike, paddings: TensorLike, mode: str = "CONSTANT", constant_values: TensorLike = 0,
+        name: Name = None) -> Tensor:
     """`tensor` padded by `paddings[i] = [before, after]` entries in dimension i.
 
     Args:

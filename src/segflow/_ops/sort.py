@@ -3,6 +3,9 @@ boolean_mask. Gradients in sort_grad.py (top_k scatters the gradient back to the
 
 Ties: top_k lists equal values by increasing index, so `argsort` is stable in both directions.
 """
+
+from __future__ import annotations
+
 import collections
 
 import numpy as np
@@ -21,6 +24,9 @@ from segflow._ops import shape as so
 from segflow._ops import gather as gather_ops
 from segflow._ops.reduce import reduce_prod
 from segflow._ops import join as join_ops
+from typing import Optional
+from segflow._core.typing import AxisLike, DTypeLike, IntLike, Name, TensorLike
+from segflow._core.tensor import Tensor
 
 __all__ = ["top_k", "sort", "argsort", "boolean_mask", "TopKV2Output"]
 
@@ -65,7 +71,8 @@ register_op("TopKV2", inputs=("input", "k"), attrs={"T": "input", "Tk": "k"}, in
             kernel=top_k_kernel, num_outputs=2, defaults={"sorted": True, "index_type": dtypes.int32})
 
 
-def top_k(input, k=1, sorted=True, name=None, index_type=dtypes.int32):
+def top_k(input: TensorLike, k: IntLike = 1, sorted: bool = True, name: Name = None,
+          index_type: DTypeLike = dtypes.int32) -> TopKV2Output:
     """The k largest entries of each last-axis row of `input`, and their indices.
 
     Returns:
@@ -122,17 +129,19 @@ def _sort_or_argsort(values, axis, direction, return_argsort, name):
         return out
 
 
-def sort(values, axis=-1, direction="ASCENDING", name=None):
+def sort(values: TensorLike, axis: int = -1, direction: str = "ASCENDING", name: Name = None) -> Tensor:
     """`values` sorted along `axis` ("ASCENDING" or "DESCENDING"). Differentiable (top_k's gradient)."""
     return _sort_or_argsort(values, axis, direction, False, name)
 
 
-def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+def argsort(values: TensorLike, axis: int = -1, direction: str = "ASCENDING", stable: bool = False,
+            name: Name = None) -> Tensor:
     """int32 indices that sort `values` along `axis`; equal values keep their order (stable)."""
     return _sort_or_argsort(values, axis, direction, True, name)
 
 
-def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+def boolean_mask(tensor: TensorLike, mask: TensorLike, name: Name = "boolean_mask",
+                 axis: Optional[AxisLike] = None) -> Tensor:
     """The entries of `tensor` where `mask` is true: `mask.shape` must match `tensor.shape[axis:axis+k]`;
     those k dimensions collapse into one holding the selected entries (in row-major order)."""
     with name_scope(name, "boolean_mask"):

@@ -3,6 +3,9 @@
 a gather then an unsorted segment sum, so both gradients stay sparse-friendly), `reorder` (indices
 in row-major order), and TF2's `sf.sparse.segment_sum / segment_mean / segment_sqrt_n` signatures
 (`num_segments` before `name`)."""
+
+from __future__ import annotations
+
 from segflow._core import dtypes
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import name_scope
@@ -10,6 +13,8 @@ from segflow._core.tensor import Tensor
 from segflow._ops import cast as cast_ops, elementwise as cw, gather as gather_ops, reduce as reduce_ops
 from segflow._ops import segment as segment_ops, shape as shape_ops, sort as sort_ops, transpose as transpose_ops
 from segflow._ops.sparse_tensor import SparseTensor
+from typing import Optional
+from segflow._core.typing import IntLike, Name, TensorLike
 
 __all__ = ["sparse_dense_matmul", "reorder", "segment_sum", "segment_mean", "segment_sqrt_n"]
 
@@ -22,7 +27,8 @@ def _sparse(sp):
     raise TypeError(f"expected a SparseTensor, got {type(sp).__name__}")
 
 
-def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
+def sparse_dense_matmul(sp_a: SparseTensor, b: TensorLike, adjoint_a: bool = False, adjoint_b: bool = False,
+                        name: Name = None) -> Tensor:
     """The dense product `sp_a @ b` of a 2-D SparseTensor and a dense matrix (either adjointed).
 
     Duplicate indices in sp_a add up, as in the dense matrix they stand for.
@@ -52,7 +58,7 @@ def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
         return segment_ops.unsorted_segment_sum(contrib, rows, n)
 
 
-def reorder(sp_input, name=None):
+def reorder(sp_input: SparseTensor, name: Name = None) -> SparseTensor:
     """The same SparseTensor with its indices in row-major (lexicographic) order."""
     sp_input = _sparse(sp_input)
     with name_scope(name, "SparseReorder"):
@@ -64,16 +70,19 @@ def reorder(sp_input, name=None):
                             shape)
 
 
-def segment_sum(data, indices, segment_ids, num_segments=None, name=None):
+def segment_sum(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, num_segments: Optional[IntLike] = None,
+                name: Name = None) -> Tensor:
     """TF2's `tf.sparse.segment_sum`: sums of the rows `data[indices]` by sorted segment id."""
     return segment_ops.sparse_segment_sum(data, indices, segment_ids, name=name, num_segments=num_segments)
 
 
-def segment_mean(data, indices, segment_ids, num_segments=None, name=None):
+def segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, num_segments: Optional[IntLike] = None,
+                 name: Name = None) -> Tensor:
     """TF2's `tf.sparse.segment_mean`."""
     return segment_ops.sparse_segment_mean(data, indices, segment_ids, name=name, num_segments=num_segments)
 
 
-def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None):
+def segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
+                   num_segments: Optional[IntLike] = None, name: Name = None) -> Tensor:
     """TF2's `tf.sparse.segment_sqrt_n`."""
     return segment_ops.sparse_segment_sqrt_n(data, indices, segment_ids, name=name, num_segments=num_segments)

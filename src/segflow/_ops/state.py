@@ -9,8 +9,13 @@ Scatter indices are validated before anything is written: an index out of range 
 InvalidArgumentError naming the op and the position and leaves the variable unchanged. Duplicate
 indices: add/sub/mul/div/min/max apply every duplicate; update keeps the last one (index order).
 """
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
 from segflow._ops.variable import ResourceVariable
 from segflow._ops.variables import is_variable_initialized, variables_initializer
+from segflow._core.typing import Name, TensorLike
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_mul",
            "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",
@@ -24,24 +29,25 @@ def _var(ref, fn):
     return ref
 
 
-def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+def assign(ref: Any, value: TensorLike, validate_shape: Optional[bool] = None, use_locking: Optional[bool] = None,
+           name: Name = None) -> Any:
     """Sets `ref` to `value` (same dtype; same shape unless the variable was made with
     validate_shape=False). Returns the updated variable."""
     return _var(ref, "assign").assign(value, name=name)
 
 
-def assign_add(ref, value, use_locking=None, name=None):
+def assign_add(ref: Any, value: TensorLike, use_locking: Optional[bool] = None, name: Name = None) -> Any:
     """Adds `value` to `ref` in place. Returns the updated variable."""
     return _var(ref, "assign_add").assign_add(value, name=name)
 
 
-def assign_sub(ref, value, use_locking=None, name=None):
+def assign_sub(ref: Any, value: TensorLike, use_locking: Optional[bool] = None, name: Name = None) -> Any:
     """Subtracts `value` from `ref` in place. Returns the updated variable."""
     return _var(ref, "assign_sub").assign_sub(value, name=name)
 
 
-def _scatter(key, doc):
-    def fn(ref, indices, updates, use_locking=True, name=None):
+def _scatter(key: str, doc: str) -> Callable[..., Any]:
+    def fn(ref: Any, indices: TensorLike, updates: TensorLike, use_locking: bool = True, name: Name = None) -> Any:
         return _var(ref, "scatter_" + key)._scatter_op(key, indices, updates, name)
     fn.__name__ = "scatter_" + key
     fn.__doc__ = doc + """
@@ -90,7 +96,8 @@ scatter_nd_add = _scatter_nd("add", "Adds `updates` into the slices of `ref` add
 scatter_nd_sub = _scatter_nd("sub", "Subtracts `updates` from the slices of `ref` addressed by `indices`.")
 
 
-def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
+def batch_scatter_update(ref: Any, indices: TensorLike, updates: TensorLike, use_locking: bool = True,
+                         name: Name = None) -> Any:
     """scatter_update for 1-D indices (segflow does not batch further)."""
     return scatter_update(ref, indices, updates, use_locking=use_locking, name=name)
 

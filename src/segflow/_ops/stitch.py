@@ -5,6 +5,9 @@ Gradients in stitch_grad.py. Where indices repeat,
 `dynamic_stitch` lets later indices win, as TensorFlow does.
 """
 
+from __future__ import annotations
+
+from typing import Sequence
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
@@ -13,6 +16,8 @@ from segflow._core.apply import apply_op, memory_limit
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids, index_text
 from segflow._ops.shape import check_output_shape
+from segflow._core.typing import Name, TensorLike
+from segflow._core.tensor import Tensor
 
 __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 
@@ -104,7 +109,7 @@ for _name in ("DynamicStitch", "ParallelDynamicStitch"):
     register_op(_name, inputs=("indices*", "data*"), attrs={"T": "data"}, infer=_infer_stitch, kernel=stitch)
 
 
-def dynamic_stitch(indices, data, name=None):
+def dynamic_stitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], name: Name = None) -> Tensor:
     """Interleaves the rows of `data` into one tensor: `merged[indices[i][j]] = data[i][j]`.
 
     Args:
@@ -118,7 +123,7 @@ def dynamic_stitch(indices, data, name=None):
     return apply_op("DynamicStitch", list(indices), list(data), name=name)
 
 
-def parallel_dynamic_stitch(indices, data, name=None):
+def parallel_dynamic_stitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], name: Name = None) -> Tensor:
     """dynamic_stitch (deterministic here: later entries win as in dynamic_stitch)."""
     return apply_op("ParallelDynamicStitch", list(indices), list(data), name=name)
 
@@ -203,7 +208,7 @@ register_op("DynamicPartition", inputs=("data", "partitions"), attrs={"T": "data
             list_output=True)
 
 
-def dynamic_partition(data, partitions, num_partitions, name=None):
+def dynamic_partition(data: TensorLike, partitions: TensorLike, num_partitions: int, name: Name = None) -> list[Tensor]:
     """Splits the rows of `data` by `partitions`: output p holds the rows (in order) whose partition
     id is p. `partitions.shape` must be a prefix of `data.shape`; ids must be in [0, num_partitions)."""
     num_partitions = _check_num_partitions_attr(errors.OpName("DynamicPartition", name), num_partitions)

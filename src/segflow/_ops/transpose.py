@@ -1,4 +1,7 @@
 """Ops that move or insert axes: transpose, expand_dims, squeeze, reverse. Gradients in transpose_grad.py."""
+
+from __future__ import annotations
+
 import numpy as np
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor, index_array
@@ -10,6 +13,8 @@ from segflow.kernels import BadInput
 from segflow._ops import shape as so
 from segflow._ops.sequence import range as range_
 from segflow._ops.elementwise import conj
+from typing import Optional, Sequence
+from segflow._core.typing import AxisLike, Name, TensorLike
 
 __all__ = ["transpose", "expand_dims", "squeeze", "reverse", "reverse_v2"]
 
@@ -31,7 +36,8 @@ register_op("Transpose", inputs=("x", "perm"), attrs={"T": "x", "Tperm": "perm"}
             kernel=lambda x, perm: np.transpose(x, [int(i) for i in perm]).copy())  # copy(): C order, 0-d kept
 
 
-def transpose(a, perm=None, name="transpose", conjugate=False):
+def transpose(a: TensorLike, perm: Optional[Sequence[int]] = None, name: Name = "transpose",
+              conjugate: bool = False) -> Tensor:
     """Permutes dimensions (reverses them when `perm` is None)."""
     if not isinstance(a, Tensor):
         a = convert_to_tensor(a)
@@ -68,7 +74,8 @@ register_op("ExpandDims", inputs=("input", "dim"), attrs={"T": "input", "Tdim": 
             kernel=lambda x, dim: np.expand_dims(x, int(np.asarray(dim).reshape(-1)[0])))
 
 
-def expand_dims(input, axis=None, name=None, dim=None):
+def expand_dims(input: TensorLike, axis: Optional[AxisLike] = None, name: Name = None,
+                dim: Optional[int] = None) -> Tensor:
     """Inserts a dimension of length 1 at `axis`."""
     axis = dim if axis is None else axis
     if axis is None:
@@ -115,7 +122,8 @@ register_op("Squeeze", inputs=("input",), attrs={"T": "input"}, infer=_infer_squ
             defaults={"squeeze_dims": ()})
 
 
-def squeeze(input, axis=None, name=None, squeeze_dims=None):
+def squeeze(input: TensorLike, axis: Optional[AxisLike] = None, name: Name = None,
+            squeeze_dims: Optional[AxisLike] = None) -> Tensor:
     """Removes dimensions of length 1 (only those in `axis` when given)."""
     axis = squeeze_dims if axis is None else axis
     if axis is None:
@@ -156,7 +164,7 @@ register_op("ReverseV2", inputs=("tensor", "axis"), attrs={"T": "tensor", "Tidx"
             kernel=_reverse_kernel)
 
 
-def reverse(tensor, axis, name=None):
+def reverse(tensor: TensorLike, axis: AxisLike, name: Name = None) -> Tensor:
     """`tensor` with the order of its entries reversed along each dimension in `axis` (a list)."""
     if not isinstance(axis, Tensor):
         axis = index_array(axis).reshape(-1)

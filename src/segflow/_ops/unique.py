@@ -1,5 +1,8 @@
 """Unique: the distinct values of a tensor in order of first appearance (Unique, UniqueWithCounts),
 and of its slices along an axis (UniqueV2, UniqueWithCountsV2). No gradient, as in TF."""
+
+from __future__ import annotations
+
 import collections
 
 import numpy as np
@@ -11,6 +14,7 @@ from segflow._core.tensor import Tensor
 from segflow._core.registry import NotDifferentiable, TensorSpec, register_op
 from segflow.kernels import BadInput
 from segflow.kernels import unique as _unique_kernels
+from segflow._core.typing import AxisLike, DTypeLike, Name, TensorLike
 
 __all__ = ["unique", "unique_with_counts", "unique_v2", "unique_with_counts_v2"]
 
@@ -99,7 +103,7 @@ register_op("UniqueWithCounts", inputs=("x",), attrs={"T": "x"}, infer=_infer_un
             num_outputs=3, defaults={"out_idx": dtypes.int32, "counts": True})
 
 
-def unique(x, out_idx=dtypes.int32, name=None):
+def unique(x: TensorLike, out_idx: DTypeLike = dtypes.int32, name: Name = None) -> UniqueOutput:
     """The distinct values of 1-D `x` in order of first appearance, and where each element went.
 
     Returns:
@@ -114,7 +118,7 @@ def unique(x, out_idx=dtypes.int32, name=None):
     return UniqueOutput(y, idx)
 
 
-def unique_with_counts(x, out_idx=dtypes.int32, name=None):
+def unique_with_counts(x: TensorLike, out_idx: DTypeLike = dtypes.int32, name: Name = None) -> UniqueWithCountsOutput:
     """Like `unique`, with `count[j]`: how many elements of x equal y[j]."""
     out_idx = _check_out_idx(errors.OpName("UniqueWithCounts", name), out_idx)
     y, idx, count = apply_op("UniqueWithCounts", x, out_idx=out_idx, name=name)
@@ -213,7 +217,7 @@ def _axis_arg(axis):
     return a.astype(np.int32) if a.size == 0 or a.dtype.kind not in "iu" else a
 
 
-def unique_v2(x, axis, out_idx=dtypes.int32, name=None):
+def unique_v2(x: TensorLike, axis: AxisLike, out_idx: DTypeLike = dtypes.int32, name: Name = None) -> UniqueOutput:
     """The distinct slices of `x` along `axis` (a 1-element vector; [] for the distinct values of
     a 1-D x), in order of first appearance, and where each slice went (TF's UniqueV2)."""
     out_idx = _check_out_idx(errors.OpName("UniqueV2", name), out_idx)
@@ -221,7 +225,8 @@ def unique_v2(x, axis, out_idx=dtypes.int32, name=None):
     return UniqueOutput(y, idx)
 
 
-def unique_with_counts_v2(x, axis, out_idx=dtypes.int32, name=None):
+def unique_with_counts_v2(x: TensorLike, axis: AxisLike, out_idx: DTypeLike = dtypes.int32,
+                          name: Name = None) -> UniqueWithCountsOutput:
     """unique_v2 with `count[j]`: how many slices of x equal y[j] (TF's UniqueWithCountsV2)."""
     out_idx = _check_out_idx(errors.OpName("UniqueWithCountsV2", name), out_idx)
     y, idx, count = apply_op("UniqueWithCountsV2", x, _axis_arg(axis), out_idx=out_idx, name=name)

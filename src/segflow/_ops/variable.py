@@ -1,5 +1,9 @@
 """`ResourceVariable` (`sf.Variable`): a variable's handle, its reads and updates as methods, its
 initializer, and its conversion to a tensor. The ops it runs are in variable_ops.py."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
 import contextlib
 import itertools
 
@@ -13,7 +17,7 @@ from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.mode import get_default_session
 from segflow._core.operation import Operation
 from segflow._core.registry import lookup_op, NotDifferentiable
-from segflow._core.tensor import Tensor, _Reference
+from segflow._core.tensor import Tensor, TensorOperators, _Reference
 from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow._ops.variable_ops import (
@@ -22,6 +26,7 @@ from segflow._ops.variable_ops import (
 )
 from segflow._ops import constant as constant_op
 from segflow._ops import gather as gather_ops
+from segflow._core.typing import DTypeLike, Name, ShapeLike, TensorLike
 
 __all__ = ["ResourceVariable", "is_resource_variable"]
 
@@ -41,7 +46,7 @@ def _initial_tensor(value, dtype, name=None):
     return constant_op.constant(value, dtype=dtype, name=name or "Const")
 
 
-class ResourceVariable:
+class ResourceVariable(TensorOperators):
     """A mutable tensor living across steps (TF's `tf.Variable`, resource flavour).
 
         v = sf.Variable([1.0, 2.0], name="v")
@@ -62,10 +67,13 @@ class ResourceVariable:
 
     __array_priority__ = 100
 
-    def __init__(self, initial_value=None, trainable=None, name=None, dtype=None, shape=None, collections=None,
-                 validate_shape=True, use_resource=None, initializer=None, caching_device=None, constraint=None,
-                 synchronization=None, aggregation=None, expected_shape=None, import_scope=None,
-                 variable_def=None, distribute_strategy=None):
+    def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None, name: Name = None,
+                 dtype: Optional[DTypeLike] = None, shape: Optional[ShapeLike] = None,
+                 collections: Optional[Sequence[str]] = None, validate_shape: bool = True,
+                 use_resource: Optional[bool] = None, initializer: Any = None, caching_device: Any = None,
+                 constraint: Optional[Callable[..., Any]] = None, synchronization: Any = None, aggregation: Any = None,
+                 expected_shape: Optional[ShapeLike] = None, import_scope: Optional[str] = None,
+                 variable_def: Any = None, distribute_strategy: Any = None) -> None:
         if variable_def is not None:
             raise NotImplementedError("creating a variable from a variable_def is not supported")
         if initial_value is None:
@@ -273,7 +281,7 @@ class ResourceVariable:
         if note is not None:
             note(self)
 
-    def value(self):
+    def value(self) -> Tensor:
         """The current value as a tensor (a new read, watched by recording tapes if trainable)."""
         if not self._in_graph:
             if not context.executing_eagerly():
@@ -287,13 +295,13 @@ class ResourceVariable:
         with self._ctrl():
             return read_variable_op(self._handle, self._dtype)
 
-    def read_value(self):
+    def read_value(self) -> Tensor:
         return self.value()
 
     def _read_variable_op(self):
         return self.value()
 
-    def sparse_read(self, indices, name=None):
+    def sparse_read(self, indices: TensorLike, name: Name = None) -> Tensor:
         """Rows `indices` of the variable without reading the rest; its gradient for the variable is
         an IndexedSlices(grad, indices, variable shape)."""
         if not self._in_graph:
@@ -308,10 +316,10 @@ class ResourceVariable:
         with self._ctrl():
             return resource_gather(self._handle, indices, self._dtype, name=name)
 
-    def gather_nd(self, indices, name=None):
+    def gather_nd(self, indices: TensorLike, name: Name = None) -> Tensor:
         return gather_ops.gather_nd(self.value(), indices, name=name)
 
-    def numpy(self):
+    def numpy(self) -> Any:
         if self._in_graph:
             raise NotImplementedError("numpy() is only available for eager variables; use eval() or sess.run()")
         with self._resource.lock:
@@ -382,21 +390,23 @@ class ResourceVariable:
             return self._lazy_read(op)
         return op
 
-    def assign(self, value, use_locking=False, name=None, read_value=True):
+    def assign(self, value: TensorLike, use_locking: bool = False, name: Name = None, read_value: bool = True) -> Any:
         with self._ctrl():
             value = _as_value_dtype(value, self._dtype)
             op = apply_no_output("AssignVariableOp", self._handle, value, name=name, dtype_position=1,
                                   dtype=self._dtype, validate_shape=self._validate_shape)
         return self._updated(op, read_value)
 
-    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+    def assign_add(self, delta: TensorLike, use_locking: bool = False, name: Name = None,
+                   read_value: bool = True) -> Any:
         with self._ctrl():
             delta = _as_value_dtype(delta, self._dtype)
             op = apply_no_output("AssignAddVariableOp", self._handle, delta, name=name, dtype_position=1,
                                   dtype=self._dtype)
         return self._updated(op, read_value)
 
-    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+    def assign_sub(self, delta: TensorLike, use_locking: bool = False, name: Name = None,
+                   read_value: bool = True) -> Any:
         with self._ctrl():
             delta = _as_value_dtype(delta, self._dtype)
             op = apply_no_output("AssignSubVariableOp", self._handle, delta, name=name, dtype_position=1,
@@ -415,37 +425,37 @@ class ResourceVariable:
                                   dtype=self._dtype)
         return self._lazy_read(op)
 
-    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+    def scatter_update(self, sparse_delta: IndexedSlices, use_locking: bool = False, name: Name = None) -> Any:
         return self._scatter("update", sparse_delta, use_locking, name)
 
-    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+    def scatter_add(self, sparse_delta: IndexedSlices, use_locking: bool = False, name: Name = None) -> Any:
         return self._scatter("add", sparse_delta, use_locking, name)
 
-    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+    def scatter_sub(self, sparse_delta: IndexedSlices, use_locking: bool = False, name: Name = None) -> Any:
         return self._scatter("sub", sparse_delta, use_locking, name)
 
-    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+    def scatter_mul(self, sparse_delta: IndexedSlices, use_locking: bool = False, name: Name = None) -> Any:
         return self._scatter("mul", sparse_delta, use_locking, name)
 
-    def scatter_div(self, sparse_delta, use_locking=False, name=None):
+    def scatter_div(self, sparse_delta: IndexedSlices, use_locking: bool = False, name: Name = None) -> Any:
         return self._scatter("div", sparse_delta, use_locking, name)
 
-    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+    def scatter_min(self, sparse_delta: IndexedSlices, use_locking: bool = False, name: Name = None) -> Any:
         return self._scatter("min", sparse_delta, use_locking, name)
 
-    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+    def scatter_max(self, sparse_delta: IndexedSlices, use_locking: bool = False, name: Name = None) -> Any:
         return self._scatter("max", sparse_delta, use_locking, name)
 
-    def batch_scatter_update(self, sparse_delta, use_locking=False, name=None):
+    def batch_scatter_update(self, sparse_delta: IndexedSlices, use_locking: bool = False, name: Name = None) -> Any:
         return self._scatter("update", sparse_delta, use_locking, name)
 
-    def scatter_nd_update(self, indices, updates, name=None):
+    def scatter_nd_update(self, indices: TensorLike, updates: TensorLike, name: Name = None) -> Any:
         return self._scatter_op("nd_update", indices, updates, name)
 
-    def scatter_nd_add(self, indices, updates, name=None):
+    def scatter_nd_add(self, indices: TensorLike, updates: TensorLike, name: Name = None) -> Any:
         return self._scatter_op("nd_add", indices, updates, name)
 
-    def scatter_nd_sub(self, indices, updates, name=None):
+    def scatter_nd_sub(self, indices: TensorLike, updates: TensorLike, name: Name = None) -> Any:
         return self._scatter_op("nd_sub", indices, updates, name)
 
     def count_up_to(self, limit):

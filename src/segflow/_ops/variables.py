@@ -4,11 +4,17 @@ their initializers.
     v = variables.Variable(np.zeros((4, 2)), name="v")
     init = variables.global_variables_initializer()    # graph mode: run it in each Session
 """
+
+from __future__ import annotations
+
 from segflow._core import mode as context
 from segflow._core.graph import GraphKeys, get_collection
 from segflow._ops.variable import ResourceVariable
 from segflow._ops.control import group
 from segflow._ops.variable_ops import report_uninitialized
+from typing import Any, Optional, Sequence
+from segflow._core.tensor import Tensor
+from segflow._core.operation import Operation
 
 __all__ = ["Variable", "ResourceVariable", "RefVariable", "VariableV1", "global_variables", "local_variables",
            "trainable_variables", "model_variables", "moving_average_variables", "all_variables",
@@ -37,7 +43,7 @@ class VariableAggregation:
     ONLY_FIRST_TOWER = 3
 
 
-def global_variables(scope=None):
+def global_variables(scope: Optional[str] = None) -> list[Any]:
     """The variables of the default graph's GLOBAL_VARIABLES collection (empty eagerly)."""
     return get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
@@ -45,24 +51,24 @@ def global_variables(scope=None):
 all_variables = global_variables
 
 
-def local_variables(scope=None):
+def local_variables(scope: Optional[str] = None) -> list[Any]:
     return get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
-def trainable_variables(scope=None):
+def trainable_variables(scope: Optional[str] = None) -> list[Any]:
     """The variables of the default graph's TRAINABLE_VARIABLES collection (empty eagerly)."""
     return get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
-def model_variables(scope=None):
+def model_variables(scope: Optional[str] = None) -> list[Any]:
     return get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
-def moving_average_variables(scope=None):
+def moving_average_variables(scope: Optional[str] = None) -> list[Any]:
     return get_collection("moving_average_variables", scope)
 
 
-def variables_initializer(var_list, name="init"):
+def variables_initializer(var_list: Sequence[Any], name: str = "init") -> Optional[Operation]:
     """One op running the initializers of `var_list` (graph mode); None eagerly, where variables are
     initialized when created."""
     if context.executing_eagerly():
@@ -73,7 +79,7 @@ def variables_initializer(var_list, name="init"):
 initialize_variables = variables_initializer
 
 
-def initialize_resources(resource_list, name="init"):
+def initialize_resources(resource_list: Sequence[Any], name: str = "init") -> Optional[Operation]:
     """TF's `resources.initialize_resources`: one op running the initializers of `resource_list`
     (variables, or objects with an `initializer` or `create` op); a no-op for an empty list."""
     if context.executing_eagerly():
@@ -82,7 +88,7 @@ def initialize_resources(resource_list, name="init"):
     return group([op for op in ops if op is not None], name=name)
 
 
-def global_variables_initializer():
+def global_variables_initializer() -> Optional[Operation]:
     """Initializes every variable in GLOBAL_VARIABLES (run it in each Session before reading)."""
     return variables_initializer(global_variables())
 
@@ -90,22 +96,23 @@ def global_variables_initializer():
 initialize_all_variables = global_variables_initializer
 
 
-def local_variables_initializer():
+def local_variables_initializer() -> Optional[Operation]:
     return variables_initializer(local_variables(), name="init_local")
 
 
 initialize_local_variables = local_variables_initializer
 
 
-def is_variable_initialized(variable):
+def is_variable_initialized(variable: Any) -> Tensor:
     return variable.is_initialized()
 
 
-def assert_variables_initialized(var_list=None):
+def assert_variables_initialized(var_list: Optional[Sequence[Any]] = None) -> None:
     return None
 
 
-def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+def report_uninitialized_variables(var_list: Optional[Sequence[Any]] = None,
+                                   name: str = "report_uninitialized_variables") -> Tensor:
     """Names of the variables of `var_list` (default: all global ones) not yet initialized, as a
     string tensor (graph mode)."""
     if var_list is None:

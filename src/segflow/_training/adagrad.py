@@ -1,10 +1,15 @@
 """Adagrad (TF1's `AdagradOptimizer`, the `ApplyAdagrad` kernel's formulas)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Union
 from segflow._core.convert import convert_to_tensor
 from segflow._ops import elementwise as math_ops
 from segflow._ops import control as control_flow_ops
 from segflow._training import optimizer
 from segflow._ops import cast as cast_ops
 from segflow._training import training_ops
+from segflow._core.typing import TensorLike
 
 __all__ = ["AdagradOptimizer"]
 
@@ -25,7 +30,8 @@ class AdagradOptimizer(optimizer.Optimizer):
       ValueError: `initial_accumulator_value` is not positive.
     """
 
-    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
+    def __init__(self, learning_rate: Union[float, TensorLike, Callable[[], Any]],
+                 initial_accumulator_value: float = 0.1, use_locking: bool = False, name: str = "Adagrad") -> None:
         if initial_accumulator_value <= 0.0:
             raise ValueError(f"initial_accumulator_value must be positive: {initial_accumulator_value}")
         super().__init__(use_locking, name)

@@ -19,6 +19,10 @@ They differ for sparse gradients (IndexedSlices, duplicates summed first):
   above and written back with scatter_update, and only those rows of `var` move (scatter_sub).
   Other rows' moments do not decay. The work is proportional to the rows in the gradient.
 """
+
+from __future__ import annotations
+
+from typing import Any, Callable, Union
 from segflow._core.convert import convert_to_tensor
 from segflow._core.graph import control_dependencies
 from segflow._core.indexed_slices import IndexedSlices
@@ -26,6 +30,7 @@ from segflow._ops import elementwise as math_ops
 from segflow._ops import control as control_flow_ops
 from segflow._training import optimizer, slot_creator, training_ops
 from segflow._ops import cast as cast_ops
+from segflow._core.typing import TensorLike
 
 __all__ = ["AdamOptimizer", "LazyAdamOptimizer"]
 
@@ -37,7 +42,11 @@ class AdamOptimizer(optimizer.Optimizer):
       learning_rate, beta1, beta2, epsilon: floats, scalar tensors, or callables returning them.
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False, name="Adam"):
+    def __init__(self, learning_rate: Union[float, TensorLike, Callable[[], Any]] = 0.001,
+                 beta1: Union[float, TensorLike, Callable[[], Any]] = 0.9,
+                 beta2: Union[float, TensorLike, Callable[[], Any]] = 0.999,
+                 epsilon: Union[float, TensorLike, Callable[[], Any]] = 1e-8, use_locking: bool = False,
+                 name: str = "Adam") -> None:
         super().__init__(use_locking, name)
         self._lr = learning_rate
         self._beta1 = beta1
@@ -128,8 +137,11 @@ class LazyAdamOptimizer(AdamOptimizer):
     Dense gradients get Adam's dense update.
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False,
-                 name="LazyAdam"):
+    def __init__(self, learning_rate: Union[float, TensorLike, Callable[[], Any]] = 0.001,
+                 beta1: Union[float, TensorLike, Callable[[], Any]] = 0.9,
+                 beta2: Union[float, TensorLike, Callable[[], Any]] = 0.999,
+                 epsilon: Union[float, TensorLike, Callable[[], Any]] = 1e-8, use_locking: bool = False,
+                 name: str = "LazyAdam") -> None:
         super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name)
 
     def _apply_sparse(self, grad, var):

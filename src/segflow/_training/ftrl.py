@@ -1,4 +1,8 @@
 """FTRL-Proximal (TF1's `FtrlOptimizer`, the `ApplyFtrl` / `ApplyFtrlV2` kernels' formulas)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Union
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._ops import shape as array_ops, elementwise as math_ops
@@ -6,6 +10,7 @@ from segflow._ops import control as control_flow_ops
 from segflow._training import optimizer
 from segflow._ops import cast as cast_ops
 from segflow._ops import gather as gather_ops
+from segflow._core.typing import TensorLike
 
 __all__ = ["FtrlOptimizer"]
 
@@ -30,9 +35,11 @@ class FtrlOptimizer(optimizer.Optimizer):
         negative initial_accumulator_value.
     """
 
-    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
-                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False, name="Ftrl",
-                 accum_name=None, linear_name=None, l2_shrinkage_regularization_strength=0.0):
+    def __init__(self, learning_rate: Union[float, TensorLike, Callable[[], Any]], learning_rate_power: float = -0.5,
+                 initial_accumulator_value: float = 0.1, l1_regularization_strength: float = 0.0,
+                 l2_regularization_strength: float = 0.0, use_locking: bool = False, name: str = "Ftrl",
+                 accum_name: Optional[str] = None, linear_name: Optional[str] = None,
+                 l2_shrinkage_regularization_strength: float = 0.0) -> None:
         super().__init__(use_locking, name)
         if initial_accumulator_value < 0.0:
             raise ValueError(f"initial_accumulator_value {initial_accumulator_value} needs to be positive or zero")

@@ -1,8 +1,13 @@
 """Plain gradient descent (TF1's `GradientDescentOptimizer`)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Union
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._training import optimizer
 from segflow._ops import cast as cast_ops
+from segflow._core.typing import TensorLike
 
 __all__ = ["GradientDescentOptimizer"]
 
@@ -19,7 +24,8 @@ class GradientDescentOptimizer(optimizer.Optimizer):
       use_locking, name: as for `Optimizer`.
     """
 
-    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+    def __init__(self, learning_rate: Union[float, TensorLike, Callable[[], Any]], use_locking: bool = False,
+                 name: str = "GradientDescent") -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._learning_rate_tensor = None

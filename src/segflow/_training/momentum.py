@@ -1,10 +1,15 @@
 """Momentum (TF1's `MomentumOptimizer`, the `ApplyMomentum` kernel's formulas)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Union
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._ops import control as control_flow_ops
 from segflow._training import optimizer
 from segflow._ops import cast as cast_ops
 from segflow._ops import gather as gather_ops
+from segflow._core.typing import TensorLike
 
 __all__ = ["MomentumOptimizer"]
 
@@ -25,7 +30,9 @@ class MomentumOptimizer(optimizer.Optimizer):
       use_nesterov: Nesterov momentum.
     """
 
-    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
+    def __init__(self, learning_rate: Union[float, TensorLike, Callable[[], Any]],
+                 momentum: Union[float, TensorLike, Callable[[], Any]], use_locking: bool = False,
+                 name: str = "Momentum", use_nesterov: bool = False) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._momentum = momentum

@@ -27,6 +27,10 @@ earlier variables by then).
 In graph mode each update is built under `name_scope("update_" + var.op.name)` and colocated with
 the variable; `apply_gradients` returns one train op. Eagerly the updates happen at once.
 """
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Sequence
 import inspect
 
 from segflow._core import mode as context
@@ -46,6 +50,7 @@ from segflow._ops.unique import unique
 from segflow._ops import gradients, variables
 from segflow._ops import state as state_ops
 from segflow._ops import segment as segment_ops
+from segflow._core.typing import GradientLike, Name, TensorLike
 
 __all__ = ["Optimizer"]
 
@@ -105,7 +110,7 @@ class Optimizer:
     GATE_OP = 1
     GATE_GRAPH = 2
 
-    def __init__(self, use_locking, name):
+    def __init__(self, use_locking: bool, name: str) -> None:
         if not name:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = use_locking
@@ -114,14 +119,16 @@ class Optimizer:
         self._slot_primaries = {}      # id(var) -> var (keeps ids unique while the slots live)
         self._non_slot_dict = {}       # (name, graph or None) -> variable
 
-    def get_name(self):
+    def get_name(self) -> str:
         return self._name
 
     # ------------------------------------------------------------------------------------------
     # minimize = compute_gradients + apply_gradients
 
-    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP,
-                 aggregation_method=None, colocate_gradients_with_ops=False, name=None, grad_loss=None):
+    def minimize(self, loss: Any, global_step: Any = None, var_list: Optional[Sequence[Any]] = None,
+                 gate_gradients: int = GATE_OP, aggregation_method: Optional[int] = None,
+                 colocate_gradients_with_ops: bool = False, name: Name = None,
+                 grad_loss: Optional[TensorLike] = None) -> Any:
         """Adds the ops that minimize `loss` by updating `var_list` (graph), or takes one step (eager).
 
         Args:
@@ -147,8 +154,9 @@ class Optimizer:
                              f"and loss {loss}.")
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
-    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
-                          colocate_gradients_with_ops=False, grad_loss=None):
+    def compute_gradients(self, loss: Any, var_list: Optional[Sequence[Any]] = None, gate_gradients: int = GATE_OP,
+                          aggregation_method: Optional[int] = None, colocate_gradients_with_ops: bool = False,
+                          grad_loss: Optional[TensorLike] = None) -> list[tuple[Optional[GradientLike], Any]]:
         """The gradients of `loss` for the variables in `var_list`.
 
         Returns:
@@ -205,7 +213,8 @@ class Optimizer:
         self._assert_valid_dtypes([v for g, v in grads_and_vars if g is not None])
         return grads_and_vars
 
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+    def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Any]], global_step: Any = None,
+                        name: Name = None) -> Any:
         """Applies gradients to variables: the second half of `minimize`.
 
         Args:
@@ -293,18 +302,18 @@ class Optimizer:
     # ------------------------------------------------------------------------------------------
     # Slots
 
-    def get_slot(self, var, name):
+    def get_slot(self, var: Any, name: str) -> Any:
         """The slot `name` of `var` (e.g. "m" for Adam), or None."""
         named = self._slots.get(name)
         if not named:
             return None
         return named.get(id(var))
 
-    def get_slot_names(self):
+    def get_slot_names(self) -> list[str]:
         """The names of the slots this optimizer creates, sorted."""
         return sorted(self._slots)
 
-    def variables(self):
+    def variables(self) -> list[Any]:
         """The optimizer's variables: slots and non-slot variables (of the current graph)."""
         graph = None if context.executing_eagerly() else get_default_graph()
         result = [v for (n, g), v in self._non_slot_dict.items() if g is graph]

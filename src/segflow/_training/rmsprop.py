@@ -1,4 +1,8 @@
 """RMSProp (TF1's `RMSPropOptimizer`, the `ApplyRMSProp` / `ApplyCenteredRMSProp` kernels' formulas)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Union
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._ops import elementwise as math_ops
@@ -6,6 +10,7 @@ from segflow._ops import control as control_flow_ops
 from segflow._training import optimizer
 from segflow._ops import cast as cast_ops
 from segflow._ops import gather as gather_ops
+from segflow._core.typing import TensorLike
 
 __all__ = ["RMSPropOptimizer"]
 
@@ -24,8 +29,11 @@ class RMSPropOptimizer(optimizer.Optimizer):
     `SparseApplyRMSProp`: other rows' statistics do not decay and those rows do not move.
     """
 
-    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
-                 centered=False, name="RMSProp"):
+    def __init__(self, learning_rate: Union[float, TensorLike, Callable[[], Any]],
+                 decay: Union[float, TensorLike, Callable[[], Any]] = 0.9,
+                 momentum: Union[float, TensorLike, Callable[[], Any]] = 0.0,
+                 epsilon: Union[float, TensorLike, Callable[[], Any]] = 1e-10, use_locking: bool = False,
+                 centered: bool = False, name: str = "RMSProp") -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._decay = decay

@@ -3,15 +3,20 @@
     global_step = training_util.get_or_create_global_step()
     train_op = optimizer.minimize(loss, global_step=global_step)   # each run adds 1
 """
+
+from __future__ import annotations
+
 from segflow._core import mode as context
 from segflow._core import dtypes
 from segflow._core.graph import GraphKeys, control_dependencies, get_default_graph, name_scope
 from segflow._ops import variables
+from typing import Any, Optional
+from segflow._core.graph import Graph
 
 __all__ = ["get_global_step", "get_or_create_global_step", "create_global_step", "global_step"]
 
 
-def get_global_step(graph=None):
+def get_global_step(graph: Optional[Graph] = None) -> Any:
     """The global step variable of `graph` (default: the default graph), or None if there is none.
 
     Raises:
@@ -32,7 +37,7 @@ def get_global_step(graph=None):
     return step
 
 
-def create_global_step(graph=None):
+def create_global_step(graph: Optional[Graph] = None) -> Any:
     """Creates the int64 scalar `global_step` variable (value 0, not trainable) in `graph`.
 
     Raises:
@@ -50,14 +55,14 @@ def create_global_step(graph=None):
     return step
 
 
-def get_or_create_global_step(graph=None):
+def get_or_create_global_step(graph: Optional[Graph] = None) -> Any:
     """The global step of `graph` (default: the default graph), created if it does not exist yet."""
     graph = graph or get_default_graph()
     step = get_global_step(graph)
     return step if step is not None else create_global_step(graph)
 
 
-def global_step(sess, global_step_tensor):
+def global_step(sess: Any, global_step_tensor: Any) -> int:
     """The current value of the global step as a Python int (graph mode: run in `sess`)."""
     if context.executing_eagerly():
         return int(global_step_tensor.numpy())
