@@ -97,18 +97,16 @@ from segflow import initializers  # noqa: E402,F401
 # gradient_coverage (which ops on a path lack a registered gradient)
 from segflow import viz  # noqa: E402,F401
 from segflow._ops.gradient_coverage import gradient_coverage  # noqa: E402,F401
-# summary: TensorBoard summaries (tf.summary)
-from segflow import summary  # noqa: E402,F401
-# sf.data (input pipelines)
-from segflow import data  # noqa: E402,F401
+# sf.summary (TensorBoard summaries) and sf.data (input pipelines) load on first use
+from segflow._lazy import LAZY as _LAZY, root_getattr as __getattr__  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
 # The public namespace: every name above without a leading underscore. `dir(segflow)` shows the same
 # (plus public submodules imported later, such as segflow.models); the private layers (_core, _ops,
 # ...) stay importable but out of sight.
-__all__ = sorted(n for n in globals() if not n.startswith("_"))
+__all__ = sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY["segflow"]))
 
 
 def __dir__():
-    return sorted(n for n in globals() if not n.startswith("_")) + ["__version__"]
+    return sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY["segflow"])) + ["__version__"]

@@ -2,7 +2,6 @@
 variables and their initializers, the `train` optimizers - beside the flat ops."""
 from segflow import debugging, linalg, math, ragged, random, sparse, train
 from segflow.compat.v1 import nn
-from segflow.compat.v1 import losses, metrics  # smallops (issue 13 item 8)
 from segflow.framework import dtypes, errors
 from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex128, complex64, double, float16,
                                       float32, float64, half, int16, int32, int64, int8, resource, string,
@@ -119,13 +118,12 @@ from segflow._ops.partitioned_variables import (fixed_size_partitioner, min_max_
 from segflow._ops.script_ops import numpy_function, py_func, py_function
 from segflow._platform.tf_logging import get_logger
 from segflow.compat.v1 import app, flags, logging
-# summary: TF1 summaries, RunOptions / RunMetadata, ConfigProto
-from segflow.compat.v1 import summary
+# summary: RunOptions / RunMetadata, ConfigProto (the summary module itself loads on first use)
 from segflow._core.run_config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,
                                       RunOptions)
 from segflow._ops.summary_proto import Event, SessionLog, Summary
-# sf.compat.v1.data (TF1's tf.data: DatasetV1, graph iterators)
-from segflow.compat.v1 import data
+# data, summary, losses, metrics: submodules loaded on first use (segflow._lazy)
+from segflow._lazy import v1_getattr as __getattr__  # noqa: F401
 
 __all__ = ["data",  # sf.compat.v1.data
            "AggregationMethod", "DType", "Dimension", "GradientTape", "Graph", "GraphKeys", "IndexedSlices",
