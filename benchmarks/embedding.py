@@ -15,7 +15,7 @@ repeats), loss = mean(square(lookup(table, ids) - 1)), one optimizer step with l
   JAX itself; this is the shortest faithful equivalent).
 
 Each framework runs in a fresh process (their thread pools never share one), median of the timed
-steps after warm-up steps. `main()` is what `benchmarks/run_all.py` calls.
+steps after warm-up steps. `segflow bench` (`make bench`) runs it as a script.
 """
 import argparse
 import json

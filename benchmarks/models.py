@@ -12,8 +12,8 @@ ratio (segflow / scikit-learn) and inertia ratio. Two seedings:
   seeds for both: time includes the seeding, inertia is the mean over the seeds.
 
 A last table times one Lloyd step of the 2e5 x 32 blobs three ways: the estimator's blocked eager
-step (1 and 2 threads) and clustering_ops.KMeans's training_op in a Session. `main()` is what
-`benchmarks/run_all.py` calls.
+step (1 and 2 threads) and clustering_ops.KMeans's training_op in a Session. `segflow bench`
+(`make bench`) runs it as a script.
 """
 import argparse
 import os

@@ -11,7 +11,7 @@ Not a test. Run `python benchmarks/scale.py` (`--quick`: smaller data, fewer rep
    generated on the workers (the same graph): the speed-up of the second worker, and the k-means
    Lloyd iteration time. On a 2-core machine with nothing else running, 2 single-thread workers
    should be close to 2x; a machine shared with other jobs gives less (say so with the numbers).
-`main()` is what `benchmarks/run_all.py` calls.
+`segflow bench` (`make bench`) runs it as a script.
 """
 import argparse
 import os

@@ -5,7 +5,7 @@ TensorFlow.
 Not a test. Run `python benchmarks/startup.py` (`--quick`: 5 processes per row instead of 10).
 Every row is the median over fresh interpreters, after one untimed process has written the
 bytecode (.pyc) and Numba caches, as a user's installed copy has them. PYTHONDONTWRITEBYTECODE is
-removed from the children's environment for that reason. `main()` is what run_all.py calls.
+removed from the children's environment for that reason. `segflow bench` (`make bench`) runs it as a script.
 """
 import argparse
 import json

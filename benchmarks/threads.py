@@ -17,7 +17,7 @@ Scenarios:
 Settings: segflow's default (Numba's default layer; GNU OpenMP started with passive waiting), GNU
 OpenMP with its own default (long spin: what Numba does without segflow's setting), OpenMP with a
 short spin (GOMP_SPINCOUNT=10000), the workqueue layer, and TBB when its library loads.
-`main()` is what `benchmarks/run_all.py` calls.
+`segflow bench` (`make bench`) runs it as a script.
 """
 import argparse
 import hashlib

@@ -31,7 +31,8 @@ def scripts(folder):
     return [s for s in listed if (folder / s).exists()]
 
 
-def run(names=(), list_only=False):
+def run(names=(), list_only=False, script_args=()):
+    """Runs the named scripts (default: all of run_all.SCRIPTS), each as `python script args...`."""
     folder = benchmarks_dir()
     if folder is None:
         print("segflow bench: the benchmarks live in the source checkout (benchmarks/ beside src/); "
@@ -56,7 +57,7 @@ def run(names=(), list_only=False):
         t0 = time.perf_counter()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(folder.parent / "src"),
                                                                          os.environ.get("PYTHONPATH")])))
-        rc = subprocess.call([sys.executable, str(folder / name)], cwd=str(folder.parent), env=env)
+        rc = subprocess.call([sys.executable, str(folder / name), *script_args], cwd=str(folder.parent), env=env)
         if rc:
             failed.append(name)
         print(f"=== {name}: {'exit status ' + str(rc) if rc else 'done'} in {time.perf_counter() - t0:.1f} s\n",

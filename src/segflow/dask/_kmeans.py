@@ -146,33 +146,19 @@ def _tol(est, Xw, n, colsum, sqsum, da):
 
 
 def _init_centers(est, X, Xw, w, n, rng):
-    k = est.n_clusters
-    if isinstance(est.init, str):
-        m = sample_rows(n, k)
-        if m >= n:
-            Xs = np.ascontiguousarray(Xw.compute())
-            ws = None if w is None else w.compute()
-        else:
-            rows = np.sort(rng.choice(n, size=m, replace=False))
-            Xs = np.ascontiguousarray(Xw[rows].compute())
-            ws = None if w is None else w[rows].compute()
-        if est.init == "k-means++":
-            centers = steps.kmeans_plus_plus(Xs, steps.row_norms_sq(Xs), k, rng, ws)
-        else:
-            centers = steps.random_rows(Xs, k, rng, ws)
+    """The estimator's own initialization (KMeans._init_centers), seeded from a sample of at most
+    sample_rows(n, k) rows fetched from the workers (all of them when n is that small)."""
+    if not isinstance(est.init, str):       # given centers or a callable: as in memory (dask init computed)
+        return est._init_centers(X, None, None, rng, None)
+    m = sample_rows(n, est.n_clusters)
+    if m >= n:
+        Xs = np.ascontiguousarray(Xw.compute())
+        ws = None if w is None else w.compute()
     else:
-        init = est.init(X, k, rng) if callable(est.init) else est.init
-        if is_dask(init):
-            init = init.compute()
-        if hasattr(init, "numpy") and callable(init.numpy):
-            init = init.numpy()
-        centers = np.array(init, dtype=X.dtype)
-        if centers.shape != (k, X.shape[1]):
-            raise ValueError(f"The shape of the initial centers {centers.shape} does not match the number of "
-                             f"clusters {k} and features {X.shape[1]}: expected ({k}, {X.shape[1]})")
-        if est.distance_metric == "cosine":
-            centers = est._normalize(centers)
-    return np.ascontiguousarray(centers, dtype=X.dtype)
+        rows = np.sort(rng.choice(n, size=m, replace=False))
+        Xs = np.ascontiguousarray(Xw[rows].compute())
+        ws = None if w is None else w[rows].compute()
+    return est._init_centers(X, Xs, steps.row_norms_sq(Xs), rng, ws)
 
 
 def _relocate(blocks, weights, results, starts, sums, counts, dask):
