@@ -2,15 +2,19 @@
 TensorFlow and JAX.
 
 Not a test. Run `python benchmarks/segment.py` (`--quick` for a smaller matrix). It prints the
-machine, the copy bandwidth, a table per case (median ms, ratio to the fastest other
+machine, the copy bandwidth, a table per case (median ms, range ms, ratio to the fastest other
 implementation, ratio to the memory floor = bytes of data + ids + output / copy bandwidth), the
 public op's ratio per case, then the cold-start and warm-cache costs of a fresh process.
 
 segflow's rows: `segflow sf.math` / `sf.sparse` / `tape` are what users call (eager public ops on
 NumPy inputs, forward + tape.gradient for sum+grad); `segflow kernel` rows call the kernels
 directly. Each library runs in its own process (thread pools never share one) on the same seeded
-data; within a process the implementations take turns. JAX is timed jitted, its inputs already on
-the device, with `block_until_ready`. Libraries that are not installed are skipped. `main()` is
+data. The processes live for the whole run and take turns inside every round, in a rotating order,
+so every library is timed over the same minutes: on a shared machine whose speed drifts, the
+ratios compare like with like. Within a process the implementations take turns too; each timed
+call follows a wait for a quiet machine and one untimed call, and the table gives the median and
+the range over the rounds. JAX is timed jitted, its inputs already on the device, with
+`block_until_ready`. Libraries that are not installed are skipped. `main()` is
 what `benchmarks/run_all.py` calls.
 """
 import argparse
@@ -322,27 +326,128 @@ def case_data(op, n, D, S, dtype, order, rng):
     return label, data, ids, indices, order
 
 
-def measure_group(group, jobs, repeat, quiet_s):
-    """In a child process: {label: {impl: median seconds}} for every job, this group's impls."""
-    out = {}
-    for job in jobs:
-        op, n, D, S, dtype, order = job
-        label, data, ids, indices, order = case_data(op, n, D, S, dtype, order,
-                                                     np.random.default_rng(zlib.crc32(repr(job).encode())))
-        fns = {}
-        for make in GROUPS[group]:
-            fns.update(make(op, data, ids, S, order == "sorted", indices))
-        out[label] = {"floor_bytes": floor_bytes(op, data, ids, S, indices),
-                      "times": timeit_all(fns, repeat, quiet_s) if fns else {}}
-    return out
+def _case(job):
+    op, n, D, S, dtype, order = job
+    return case_data(op, n, D, S, dtype, order, np.random.default_rng(zlib.crc32(repr(job).encode())))
 
 
-def print_case(label, rows, floor_s):
+def serve(group):
+    """In a child process: one library group's implementations, driven over stdin / stdout by the
+    parent (`interleaved`). Commands (JSON lines): ["prepare", job] builds the case's data (the
+    same in every process) and its impls, each called once; ["round", quiet_s] times every impl
+    once, each after a quiet wait and an untimed call; ["drop"]. Replies are JSON lines."""
+    fns, floor = {}, 0
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        if cmd[0] == "prepare":
+            fns.clear()
+            label, data, ids, indices, order = _case(tuple(cmd[1]))
+            S = cmd[1][3]
+            for make in GROUPS[group]:
+                fns.update(make(cmd[1][0], data, ids, S, order == "sorted", indices))
+            failed = {}
+            for name, fn in list(fns.items()):
+                try:
+                    fn()
+                except Exception as exc:  # a competitor's missing feature must not stop the table
+                    failed[name] = f"{type(exc).__name__}: {exc}"[:160]
+                    del fns[name]
+            reply = {"label": label, "floor_bytes": floor_bytes(cmd[1][0], data, ids, S, indices),
+                     "impls": list(fns), "failed": failed}
+        elif cmd[0] == "round":
+            reply = {}
+            for name, fn in fns.items():
+                wait_for_quiet(cmd[1])
+                fn()              # untimed: after the quiet wait the threads (and vCPUs) sleep
+                t = time.perf_counter()
+                fn()
+                reply[name] = time.perf_counter() - t
+        else:
+            fns.clear()
+            import gc
+            gc.collect()
+            reply = {}
+        print(json.dumps(reply), flush=True)
+
+
+class _Worker:
+    def __init__(self, group, env):
+        self.group = group
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", group],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env=env)
+
+    def ask(self, *cmd):
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.group} process ended (exit code {self.proc.wait()})")
+        return json.loads(line)
+
+    def close(self):
+        try:
+            self.proc.stdin.close()
+        finally:
+            self.proc.wait(timeout=60)
+
+
+def interleaved(groups, jobs, repeat, quiet_s, slow_s=1.0):
+    """{label: {"floor_bytes", "times": {impl: median s}, "spread": {impl: (min, max) s}}}.
+    Every library group lives in its own process for the whole run (thread pools never share a
+    process), and the processes take turns inside every round, in a rotating order, so each
+    library's rounds are spread over the same minutes as every other's: on a shared machine
+    whose speed drifts, the ratios compare like with like. An impl over slow_s stops after 3."""
+    env = dict(os.environ, PYTHONWARNINGS="ignore", TF_CPP_MIN_LOG_LEVEL="3")
+    workers = []
+    for g in groups:
+        try:
+            workers.append(_Worker(g, env))
+        except OSError as exc:
+            print(f"  ({g}: not started: {exc})", flush=True)
+    results = {}
+    try:
+        for job in jobs:
+            label, floor, names = None, 0, {}
+            for w in list(workers):
+                try:
+                    rep = w.ask("prepare", list(job))
+                except RuntimeError as exc:
+                    print(f"  ({exc})", flush=True)
+                    workers.remove(w)
+                    continue
+                label, floor = rep["label"], rep["floor_bytes"]
+                names[w.group] = rep["impls"]
+                for name, why in rep["failed"].items():
+                    print(f"  ({name} failed: {why})", flush=True)
+            times = {n: [] for g in names.values() for n in g}
+            for r in range(repeat):
+                k = r % max(1, len(workers))
+                for w in workers[k:] + workers[:k]:
+                    if r >= 3 and all(np.median(times[n]) > slow_s for n in names.get(w.group, [])):
+                        continue
+                    for name, t in w.ask("round", quiet_s).items():
+                        times[name].append(t)
+            for w in workers:
+                w.ask("drop")
+            results[label] = {"floor_bytes": floor,
+                              "times": {n: float(np.median(ts)) if ts else float("nan")
+                                        for n, ts in times.items()},
+                              "spread": {n: (min(ts), max(ts)) for n, ts in times.items() if ts}}
+            print(f"  measured {label}", file=sys.stderr, flush=True)
+    finally:
+        for w in workers:
+            w.close()
+    return results
+
+
+def print_case(label, rows, floor_s, spread=None):
     others = [t for name, t in rows.items() if not name.startswith("segflow") and np.isfinite(t)]
     best = min(others) if others else float("nan")
     for name, t in rows.items():
-        print(f"| {label} | {name} | {t * 1e3:.2f} | {t / best:.2f} | {t / floor_s:.2f} |",
-              flush=True)
+        lo, hi = (spread or {}).get(name, (float("nan"), float("nan")))
+        print(f"| {label} | {name} | {t * 1e3:.2f} | {lo * 1e3:.1f}-{hi * 1e3:.1f} | {t / best:.2f} |"
+              f" {t / floor_s:.2f} |", flush=True)
     public = [t for name, t in rows.items() if name.startswith("segflow sf.") or name == "segflow tape"]
     return (min(public) / best) if public and others else float("nan")
 
@@ -384,19 +489,6 @@ def jobs_for(matrix):
     return jobs
 
 
-def run_group(group, args):
-    """Runs this script for one group in a fresh process; its {label: ...} results or None."""
-    cmd = [sys.executable, os.path.abspath(__file__), "--group", group, "--repeat", str(args.repeat),
-           "--quiet-wait", str(args.quiet_wait)] + (["--quick"] if args.quick else []) + (
-           ["--only", args.only] if args.only else [])
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        last = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["?"]
-        print(f"  ({group}: failed: {last[0][:120]})", flush=True)
-        return None
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small matrix, for a smoke run")
@@ -404,13 +496,13 @@ def main(argv=None):
     parser.add_argument("--only", default="", help="run the cases whose label has this text")
     parser.add_argument("--quiet-wait", type=float, default=5.0,
                         help="seconds to wait, before each timed run, for other processes to idle")
-    parser.add_argument("--group", help=argparse.SUPPRESS)   # child mode: one library's impls
+    parser.add_argument("--serve", help=argparse.SUPPRESS)   # child mode: one library's impls
     args = parser.parse_args(argv)
     matrix = QUICK if args.quick else MATRIX
     jobs = [j for j in jobs_for(matrix)
             if not args.only or args.only in f"{j[0]} N={j[1]:.0e} D={j[2]} S={j[3]:.0e} {j[4]} {j[5]}"]
-    if args.group:
-        print(json.dumps(measure_group(args.group, jobs, args.repeat, args.quiet_wait)))
+    if args.serve:
+        serve(args.serve)
         return 0
     import segflow.kernels._common as common
     workers = common.worker_count()
@@ -418,22 +510,18 @@ def main(argv=None):
     print(f"machine: {machine()}; numba threads: {workers} ({numba.threading_layer()})")
     present = [g for g in GROUPS if optional(MODULES[g])]
     print("libraries: " + ", ".join(f"{g} {'yes' if g in present else 'no'}" for g in GROUPS)
-          + "; each in its own process")
+          + "; each in its own process, the processes taking turns in every round")
     wait_for_quiet(args.quiet_wait)
     bandwidth = copy_bandwidth()
     print(f"copy bandwidth (np.copyto, read + write): {bandwidth / 1e9:.1f} GB/s")
     print()
-    merged = {}
-    for group in present:
-        found = run_group(group, args)
-        for label, res in (found or {}).items():
-            entry = merged.setdefault(label, {"floor_bytes": res["floor_bytes"], "times": {}})
-            entry["times"].update(res["times"])
-    print("| case | impl | median ms | x fastest other | x floor |")
-    print("|---|---|---|---|---|")
+    merged = interleaved(present, jobs, args.repeat, args.quiet_wait)
+    print("| case | impl | median ms | range ms | x fastest other | x floor |")
+    print("|---|---|---|---|---|---|")
     ratios = {}
     for label, entry in merged.items():
-        ratios[label] = print_case(label, entry["times"], entry["floor_bytes"] / bandwidth)
+        ratios[label] = print_case(label, entry["times"], entry["floor_bytes"] / bandwidth,
+                                   entry.get("spread"))
     if ratios:
         print("\nPublic segflow op (best of its rows) / fastest other library:")
         for label, r in ratios.items():
