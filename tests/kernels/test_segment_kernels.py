@@ -268,6 +268,22 @@ def test_results_do_not_depend_on_thread_count(strategy, small_thresholds, monke
     assert all(bits(o) == bits(outs[0]) for o in outs)
 
 
+def test_accumulators_that_fit_in_l3_match_reference_for_any_thread_count():
+    """Random ids into 2-6 MB of accumulators take a serial scatter (rows up to 16) or two
+    private chunks (wider rows), never the bucket partition; the results are the reference's and
+    the same bits for every thread count (real sizes: no threshold is patched)."""
+    rng = np.random.default_rng(12)
+    for n, D, nseg, loop in [(70_000, 16, 20_000, "serial"), (100_000, 32, 10_000, "private")]:
+        plan = seg.plan.plan_for("sum", "unsorted", np.dtype(np.float32))
+        assert seg.plan.reduce_strategy(plan, n, D, nseg, 2, False)[0] == loop
+        ids = rng.integers(-1, nseg, size=n)
+        data = rng.normal(size=(n, D)).astype(np.float32)
+        for kind in ("sum", "mean", "max"):
+            outs = [seg.unsorted_segment_reduce(kind, data, ids, nseg, num_threads=t) for t in (1, 2, 3)]
+            assert_matches(outs[0], ref_unsorted(kind, data, ids, nseg))
+            assert all(bits(o) == bits(outs[0]) for o in outs)
+
+
 # ----------------------------------------------------------------------------- sorted
 
 @pytest.mark.parametrize("dtype", ALL, ids=str)
