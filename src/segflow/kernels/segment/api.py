@@ -13,7 +13,8 @@ import numpy as np
 from segflow.kernels._common import BadInput, index_text
 from segflow.kernels.segment import checks, loops
 from segflow.kernels.segment.plan import (COMBINE, KINDS, _thread_limit, _threads, count_parts,
-                                          finish_chunks, plan_for, reduce_strategy, row_chunks)
+                                          finish_chunks, move_rows, plan_for, reduce_strategy,
+                                          row_chunks)
 
 __all__ = ["unsorted_segment_reduce", "sorted_segment_reduce", "sparse_segment_reduce",
            "sparse_segment_grad", "sparse_segment_grad_v2", "unsorted_segment_counts", "bincount",
@@ -80,7 +81,8 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
                                   finish_chunks(num_segments, D), nt)
     else:
         with _thread_limit(nt):
-            loops.scatter_bucketed(op, scale, rows, ids, init, out, shift, row_chunks(n, D), nt)
+            loops.scatter_bucketed(op, scale, rows, ids, init, out, shift, row_chunks(n, D), nt,
+                                   move_rows(n, D, rows.itemsize))
     return out
 
 

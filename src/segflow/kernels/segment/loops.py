@@ -23,7 +23,7 @@ ran which chunk.
   combined in chunk order.
 - `scatter_bucketed`: random ids, large S*D: a stable parallel partition of the rows into buckets
   of 2**shift segments, then one thread per bucket reduces its rows in row order in accumulators
-  that fit in cache and writes them once. D == 1 moves values, D > 1 row numbers.
+  that fit in cache and writes them once. Rows of up to 32 bytes are moved, wider rows by number.
 - `count_span` / `count_ids`: rows per segment.
 
 Numba caches the compiled code next to this file (`cache=True`); the codes are module constants
@@ -395,10 +395,12 @@ def scatter_private(op, scale, data, ids, parts, counts, out, nfinish, workers):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks, workers):
+def scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks, workers, move):
     """out[s] = reduce of the rows with id s (checked ids, negatives dropped): rows are
     partitioned, stably, into buckets of 2**shift segments; each bucket is reduced in row order
-    by one thread in accumulators that fit in cache and written once."""
+    by one thread in accumulators that fit in cache and written once. With `move` (D > 1) the
+    partition copies the rows themselves, so the reduction streams them (the copy costs a
+    data-sized buffer); otherwise it saves row numbers and the reduction reads rows at random."""
     n = ids.shape[0]
     S = out.shape[0]
     D = out.shape[1]
@@ -426,8 +428,9 @@ def scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks, workers):
             pos += hist[c, bk]
     bstart[nb] = pos
     local = np.empty(pos, np.int32)
-    values = np.empty(pos if D == 1 else 0, data.dtype)
-    where = np.empty(0 if D == 1 else pos, np.int64)
+    moved = D == 1 or move
+    values = np.empty((pos if moved else 0, D), data.dtype)
+    where = np.empty(0 if moved else pos, np.int64)
     for w in prange(workers):
         c = next_chunk(counter[1:2])
         while c < nchunks:
@@ -444,11 +447,14 @@ def scatter_bucketed(op, scale, data, ids, init, out, shift, nchunks, workers):
 @njit(cache=True, nogil=True)
 def _partition_chunk(data, ids, cur, a, b, shift, local, values, where):
     """Rows a..b-1 of scatter_bucketed's stable partition: each row's place in its bucket, taken
-    from `cur` (this chunk's next offset per bucket); its value (D == 1) or row number saved."""
+    from `cur` (this chunk's next offset per bucket); its values (D == 1, or values has rows) or
+    its row number saved."""
     D = data.shape[1]
     width = 1 << shift
     xs = ids[a:b]
     col = data[a:b, 0] if D == 1 else data[0:0, 0]
+    rows = data[a:b]
+    moved = values.shape[0] > 0
     for i in range(xs.shape[0]):
         s = xs[i]
         if s >= 0:
@@ -457,7 +463,10 @@ def _partition_chunk(data, ids, cur, a, b, shift, local, values, where):
             cur[bk] = p + 1
             local[p] = s & (width - 1)
             if D == 1:
-                values[p] = col[i]
+                values[p, 0] = col[i]
+            elif moved:
+                for k in range(D):
+                    values[p, k] = rows[i, k]
             else:
                 where[p] = a + i
 
@@ -476,7 +485,7 @@ def _reduce_bucket(op, scale, data, init, out, shift, bk, bstart, local, values,
     p0 = bstart[bk]
     ls = local[p0:bstart[bk + 1]]
     if D == 1:
-        vs = values[p0:bstart[bk + 1]]
+        vs = values[p0:bstart[bk + 1], 0]
         col = acc[:, 0]
         if op == SUM:
             for p in range(ls.shape[0]):
@@ -485,6 +494,10 @@ def _reduce_bucket(op, scale, data, init, out, shift, bk, bstart, local, values,
             for p in range(ls.shape[0]):
                 l = ls[p]
                 col[l] = _combine(op, col[l], vs[p])
+    elif values.shape[0] > 0:
+        vrows = values[p0:bstart[bk + 1]]
+        for p in range(ls.shape[0]):
+            _combine_rows(op, acc, ls[p], vrows, p)
     else:
         ws = where[p0:bstart[bk + 1]]
         for p in range(ls.shape[0]):

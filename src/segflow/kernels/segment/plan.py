@@ -39,6 +39,8 @@ except ImportError:  # pragma: no cover
 _SMALL = 1 << 15          # below this many elements, run on one thread with one chunk
 _TINY = 1 << 12           # below this many, NumPy (no compiled loop: Numba is not even imported)
 _PRIVATE_MAX_BYTES = 2 << 20   # per-chunk accumulators of random-id scatters stay under this
+_MOVE_ROW_BYTES = 32           # the bucket partition copies rows this narrow (not row numbers),
+_MOVE_MAX_BYTES = 1 << 28      # into a buffer of at most this many bytes
 _BAND_MAX_BYTES = 6 << 20      # up to this, accumulators that fit in L3 skip the bucket partition
 _BUCKET_BYTES = 1 << 20        # accumulators of one bucket (about one core's L2)
 _MAX_PARTS = 8                 # fixed row chunks of the private scatter (thread-independent)
@@ -275,6 +277,15 @@ def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
         return "private", nt, nparts, 0
     row_bytes = max(D, 1) * plan.acc.itemsize
     return "bucketed", nt, 0, max(0, (_BUCKET_BYTES // row_bytes).bit_length() - 1)
+
+
+def move_rows(n, D, itemsize):
+    """Whether the bucket partition copies the n rows of D items (1 < D, rows of at most 32
+    bytes, 256 MiB in all) rather than their row numbers: the reduction then streams the copies
+    instead of reading rows at random (random ids, 1e6 rows into 1e6 segments, float32, public
+    op: D=2 0.52-0.74x, D=4 0.42-0.55x, D=8 0.45-0.78x the time with row numbers; D=16
+    1.17x, so it keeps row numbers)."""
+    return 1 < D and D * itemsize <= _MOVE_ROW_BYTES and n * D * itemsize <= _MOVE_MAX_BYTES
 
 
 _GRAIN = 1 << 16               # elements per chunk that parallel workers pull (see _common.py)
