@@ -269,7 +269,7 @@ def test_results_do_not_depend_on_thread_count(strategy, small_thresholds, monke
 
 
 def test_accumulators_that_fit_in_l3_match_reference_for_any_thread_count():
-    """Random ids into 2-6 MB of accumulators take a serial scatter (rows up to 16) or two
+    """Random ids into 2-8 MB of accumulators take a serial scatter (rows up to 16) or two
     private chunks (wider rows), never the bucket partition; the results are the reference's and
     the same bits for every thread count (real sizes: no threshold is patched)."""
     rng = np.random.default_rng(12)

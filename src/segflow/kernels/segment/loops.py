@@ -31,10 +31,13 @@ here, so a change to them changes this file and invalidates that cache.
 """
 import numpy as np
 
-from segflow.kernels._common import next_chunk, njit, on_numba, prange
+from segflow.kernels._common import PREFETCH_AHEAD, next_chunk, njit, on_numba, prefetch, prange
 
 # Combine rules (the `code` of plan.KINDS rows). MEAN and SQRT_N are SUM with `scale` 1 or 2.
 SUM, PROD, MAX, MIN = 0, 1, 2, 3
+# Accumulators up to this size are not prefetched (1e6 random rows of 16 into float64, one
+# thread, prefetched / not: 1.28 MB 1.02-1.05x, 3.84 MB 0.60-0.68x; rows of 1 never gained).
+_CACHED_BYTES = 2 << 20
 
 
 def _finish(scale, v, count):
@@ -319,25 +322,30 @@ def runs(op, scale, data, order, ids, init, fill, out, nblocks, workers):
 
 @njit(cache=True, nogil=True)
 def private_span(op, scale, data, ids, a, b, part, count):
-    """part[ids[i]] (op)= data[i] for i in a..b-1 with ids[i] >= 0; counts rows if scale."""
+    """part[ids[i]] (op)= data[i] for i in a..b-1 with ids[i] >= 0; counts rows if scale.
+    Rows (D > 1) of accumulators over _CACHED_BYTES are prefetched PREFETCH_AHEAD rows ahead."""
     xs = ids[a:b]
+    m = xs.shape[0]
     D = part.shape[1]
+    ahead = PREFETCH_AHEAD if part.size * part.itemsize > _CACHED_BYTES else m
     if D == 1:
         col = data[a:b, 0]
         acc = part[:, 0]
         if op == SUM:
-            for i in range(xs.shape[0]):
+            for i in range(m):
                 s = xs[i]
                 if s >= 0:
                     acc[s] += col[i]
         else:
-            for i in range(xs.shape[0]):
+            for i in range(m):
                 s = xs[i]
                 if s >= 0:
                     acc[s] = _combine(op, acc[s], col[i])
     else:
         rows = data[a:b]
-        for i in range(xs.shape[0]):
+        for i in range(m):
+            if i + ahead < m and xs[i + ahead] >= 0:
+                prefetch(part, xs[i + ahead])
             s = xs[i]
             if s >= 0:
                 _combine_rows(op, part, s, rows, i)

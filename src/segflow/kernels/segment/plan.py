@@ -15,7 +15,7 @@ float64 (`accumulate="wide"`, the default) as they are read, never converting th
 The strategy (`reduce_strategy`, `check_chunks`, `count_parts`), chosen by shape and by what the
 first pass over the ids found: non-decreasing ids take the run-length loops; random ids take
 fixed-chunk private accumulators when S*D is small, a serial scatter or two private chunks when
-the accumulators fit in L3 (2-6 MB), else the bucket partition; inputs below
+the accumulators fit in L3 (2-8 MB), else the bucket partition; inputs below
 `_SMALL` elements run the serial loops (a parallel launch costs more than they do); inputs below
 `_TINY` elements, and everything without Numba, take the NumPy path (so a program whose segment
 ops are all small never imports Numba). Thread counts never change results.
@@ -41,7 +41,7 @@ _TINY = 1 << 12           # below this many, NumPy (no compiled loop: Numba is n
 _PRIVATE_MAX_BYTES = 2 << 20   # per-chunk accumulators of random-id scatters stay under this
 _MOVE_ROW_BYTES = 32           # the bucket partition copies rows this narrow (not row numbers),
 _MOVE_MAX_BYTES = 1 << 28      # into a buffer of at most this many bytes
-_BAND_MAX_BYTES = 6 << 20      # up to this, accumulators that fit in L3 skip the bucket partition
+_BAND_MAX_BYTES = 8 << 20      # up to this, accumulators that fit in L3 skip the bucket partition
 _BUCKET_BYTES = 1 << 20        # accumulators of one bucket (about one core's L2)
 _MAX_PARTS = 8                 # fixed row chunks of the private scatter (thread-independent)
 _PARTS_BYTES = 5 << 19         # all chunks' accumulators together stay under this (2.5 MB)
@@ -255,11 +255,12 @@ def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
     # (1e6 x 16 into 1e4 segments, 1.28 MB a chunk: 8 chunks 19-32 ms, 4: 12-15, 2: 8-13).
     nparts = int(min(_MAX_PARTS, max(1, n // (4 * num_segments + 1)),
                      max(2, _PARTS_BYTES // max(part_bytes, 1))))
-    # Accumulators of 2-6 MB (they fit in the L3 cache, not in L2) with rows of 4 or more: the
-    # partition's three passes cost more than a scatter into them. Rows of up to 16 take one
-    # serial scatter, wider rows two private chunks (random ids, 1e6 rows, median ms on the
-    # 2-core machine, serial / 2 chunks / buckets: D=16 S=2e4 11-16 / 28 / 33-37; D=4 S=1e5
-    # 8 / 9-21 / 15-17; D=32 S=1e4 32-34 / 22-25 / 60-65; D=64 S=1e4 53-73 / 39-57 / 71-92).
+    # Accumulators of 2-8 MB (they fit in the L3 cache, not in L2) with rows of 4 or more: the
+    # partition's three passes cost more than a scatter into them (whose rows loops.private_span
+    # prefetches). Rows of up to 16 take one serial scatter, wider rows two private chunks
+    # (random ids, 1e6 rows, median ms on the 2-core machine, serial / 2 chunks / buckets, before
+    # the prefetch: D=16 S=2e4 11-16 / 28 / 33-37; D=4 S=1e5 8 / 9-21 / 15-17; D=32 S=1e4
+    # 32-34 / 22-25 / 60-65; D=64 S=1e4 53-73 / 39-57 / 71-92; with it, D=16 S=5e4 44 / 37 / 71).
     band = (_PRIVATE_MAX_BYTES < part_bytes <= _BAND_MAX_BYTES and D >= 4
             and n * D >= _BUCKET_MIN)
     if band and D <= 16:
