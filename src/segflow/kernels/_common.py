@@ -370,6 +370,20 @@ def prefetch(arr, i):
     _prefetch(arr, i)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def prefetch_lines(flat, start, lines):
+    """Starts loading `lines` cache lines of the 1-D array `flat` from flat[start] on (a table row
+    of a flat view: start = row * width)."""
+    step = 64 // flat.itemsize
+    for line in range(lines):
+        _prefetch(flat, start + step * line)
+
+
+def row_lines(row_bytes, most=8):
+    """How many cache lines of a row of `row_bytes` to prefetch: all of them, at most `most`."""
+    return int(min(most, -(-row_bytes // 64)))
+
+
 def chunk_count(work, grain, limit=256):
     """How many chunks `work` units are cut into: about one per `grain` units, at least 1, at most
     `limit` (a function of the shape only, never of the thread count)."""

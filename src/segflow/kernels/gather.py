@@ -10,7 +10,7 @@ object arrays use np.take.
 import numpy as np
 
 from segflow.kernels._common import (HAVE_NUMBA, chunk_count, next_chunk, njit, parallel_launch, prange,
-                                     prefetch, worker_count)
+                                     prefetch_lines, row_lines, worker_count)
 
 __all__ = ["take_rows"]
 
@@ -27,7 +27,6 @@ def _take_rows_nb(table, rows, out, nchunks, workers, lines):
     n = rows.shape[0]
     d = table.shape[1]
     flat = table.reshape(-1)
-    step = 64 // table.itemsize
     counter = np.zeros(1, np.int64)
     for w in prange(workers):
         c = next_chunk(counter)
@@ -36,9 +35,7 @@ def _take_rows_nb(table, rows, out, nchunks, workers, lines):
             b = n * (c + 1) // nchunks
             for i in range(a, b):
                 if i + _AHEAD < b:
-                    q = rows[i + _AHEAD] * d
-                    for line in range(lines):
-                        prefetch(flat, q + step * line)
+                    prefetch_lines(flat, rows[i + _AHEAD] * d, lines)
                 r = rows[i]
                 for j in range(d):
                     out[i, j] = table[r, j]
@@ -65,5 +62,5 @@ def take_rows(table, rows):
     workers = worker_count()
     with parallel_launch():
         _take_rows_nb(src, np.ascontiguousarray(rows, dtype=np.int64), dst,
-                      chunk_count(n * row_bytes, _CHUNK_BYTES), workers, min(8, -(-row_bytes // 64)))
+                      chunk_count(n * row_bytes, _CHUNK_BYTES), workers, row_lines(row_bytes))
     return out

@@ -31,7 +31,8 @@ here, so a change to them changes this file and invalidates that cache.
 """
 import numpy as np
 
-from segflow.kernels._common import PREFETCH_AHEAD, next_chunk, njit, on_numba, prefetch, prange
+from segflow.kernels._common import (PREFETCH_AHEAD, next_chunk, njit, on_numba, prefetch,
+                                     prefetch_lines, prange)
 
 # Combine rules (the `code` of plan.KINDS rows). MEAN and SQRT_N are SUM with `scale` 1 or 2.
 SUM, PROD, MAX, MIN = 0, 1, 2, 3
@@ -512,13 +513,10 @@ def _reduce_bucket(op, scale, data, init, out, shift, bk, bstart, local, values,
         ws = where[p0:bstart[bk + 1]]
         m = ls.shape[0]
         flat = data.reshape(-1)
-        step = 64 // data.itemsize
         lines = min(8, (D * data.itemsize + 63) // 64)
         for p in range(m):
             if p + 8 < m:
-                q = ws[p + 8] * D
-                for line in range(lines):
-                    prefetch(flat, q + step * line)
+                prefetch_lines(flat, ws[p + 8] * D, lines)
             _combine_rows(op, acc, ls[p], data, ws[p])
     if scale != 0:
         for p in range(ls.shape[0]):
