@@ -18,6 +18,7 @@ the range over the rounds. JAX is timed jitted, its inputs already on the device
 what `benchmarks/run_all.py` calls.
 """
 import argparse
+import gc
 import os
 import platform
 import subprocess
@@ -364,7 +365,6 @@ def serve(group):
                 reply[name] = time.perf_counter() - t
         else:
             fns.clear()
-            import gc
             gc.collect()
             reply = {}
         print(json.dumps(reply), flush=True)

@@ -1,7 +1,7 @@
 """Shared pieces of the kernels: the BadInput exception, index formatting, Numba import, the
 guard around launches of parallel kernels (`parallel_launch`), the chunk counter parallel kernels
-pull work from (`next_chunk`, `chunk_count`) and the start of Numba's thread pool
-(`worker_count`)."""
+pull work from (`next_chunk`, `chunk_count`), software prefetch (`prefetch`, `prefetch_lines`)
+and the start of Numba's thread pool (`worker_count`)."""
 import importlib.util
 import os
 import sys
@@ -317,7 +317,8 @@ def next_chunk(counter):
 # rows of 16 float64, one thread: 0.4-0.6x the loop's time). A prefetch never faults and never
 # changes a result; without Numba it does nothing.
 
-PREFETCH_AHEAD = 16
+PREFETCH_AHEAD = 16     # ids ahead of an accumulator row (a scatter's loop step is short)
+ROW_AHEAD = 8           # rows ahead of a table row read or updated whole (gathers, optimizers)
 
 
 def _prefetch_python(arr, i):  # pragma: no cover - without Numba there is nothing to prefetch
@@ -336,7 +337,7 @@ def _define_prefetch():
     from numba.extending import intrinsic
 
     @intrinsic
-    def prefetch_lines(typingctx, arr, i):
+    def prefetch_intrinsic(typingctx, arr, i):
         if not (isinstance(arr, types.Array) and arr.ndim in (1, 2) and isinstance(i, types.Integer)):
             return None
 
@@ -361,7 +362,7 @@ def _define_prefetch():
 
         return types.void(arr, i), codegen
 
-    _prefetch = prefetch_lines
+    _prefetch = prefetch_intrinsic
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -379,9 +380,10 @@ def prefetch_lines(flat, start, lines):
         _prefetch(flat, start + step * line)
 
 
-def row_lines(row_bytes, most=8):
-    """How many cache lines of a row of `row_bytes` to prefetch: all of them, at most `most`."""
-    return int(min(most, -(-row_bytes // 64)))
+@njit(cache=True, nogil=True, inline="always")
+def row_lines(row_bytes):
+    """How many cache lines of a row of `row_bytes` to prefetch: all of them, at most 8."""
+    return min(8, (row_bytes + 63) // 64)
 
 
 def chunk_count(work, grain, limit=256):

@@ -1,12 +1,4 @@
-"""`sf.compat.v1.losses` (TensorFlow 1's `tf.losses`): the losses, `Reduction` and the loss collections."""
-from segflow._ops.losses import (
-    Reduction, absolute_difference, add_loss, compute_weighted_loss, cosine_distance, get_losses,
-    get_regularization_loss, get_regularization_losses, get_total_loss, hinge_loss, huber_loss, log_loss,
-    mean_pairwise_squared_error, mean_squared_error, sigmoid_cross_entropy, softmax_cross_entropy,
-    sparse_softmax_cross_entropy
-)
-
-__all__ = ["Reduction", "absolute_difference", "add_loss", "compute_weighted_loss", "cosine_distance", "get_losses",
-           "get_regularization_loss", "get_regularization_losses", "get_total_loss", "hinge_loss", "huber_loss",
-           "log_loss", "mean_pairwise_squared_error", "mean_squared_error", "sigmoid_cross_entropy",
-           "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
+"""`sf.compat.v1.losses` (TensorFlow 1's `tf.losses`): the losses, `Reduction` and the loss collections,
+the names of `segflow.ops.losses.losses`."""
+from segflow.ops.losses.losses import *  # noqa: F401,F403
+from segflow.ops.losses.losses import __all__  # noqa: F401

@@ -31,8 +31,8 @@ here, so a change to them changes this file and invalidates that cache.
 """
 import numpy as np
 
-from segflow.kernels._common import (PREFETCH_AHEAD, next_chunk, njit, on_numba, prefetch,
-                                     prefetch_lines, prange)
+from segflow.kernels._common import (PREFETCH_AHEAD, ROW_AHEAD, next_chunk, njit, on_numba, prefetch,
+                                     prefetch_lines, prange, row_lines)
 
 # Combine rules (the `code` of plan.KINDS rows). MEAN and SQRT_N are SUM with `scale` 1 or 2.
 SUM, PROD, MAX, MIN = 0, 1, 2, 3
@@ -509,14 +509,14 @@ def _reduce_bucket(op, scale, data, init, out, shift, bk, bstart, local, values,
         for p in range(ls.shape[0]):
             _combine_rows(op, acc, ls[p], vrows, p)
     else:
-        # rows read at random: the first lines of the row 8 ahead are prefetched, as in a gather
+        # rows read at random: the row ROW_AHEAD ahead is prefetched, as in a gather
         ws = where[p0:bstart[bk + 1]]
         m = ls.shape[0]
         flat = data.reshape(-1)
-        lines = min(8, (D * data.itemsize + 63) // 64)
+        lines = row_lines(D * data.itemsize)
         for p in range(m):
-            if p + 8 < m:
-                prefetch_lines(flat, ws[p + 8] * D, lines)
+            if p + ROW_AHEAD < m:
+                prefetch_lines(flat, ws[p + ROW_AHEAD] * D, lines)
             _combine_rows(op, acc, ls[p], data, ws[p])
     if scale != 0:
         for p in range(ls.shape[0]):
