@@ -12,8 +12,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# -n auto: one pytest-xdist worker a core (tests/conftest.py gives each its own Numba cache);
+# --dist loadfile keeps a file's tests, and so most of the kernels they compile, on one worker.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 demo: $(STAMP)
 	$(PY) -m segflow tour

@@ -4,10 +4,19 @@
         got = mode.evaluate(sf.math.unsorted_segment_sum(data, ids, 4))
 
 `mode.evaluate(t)` returns NumPy values in both modes (a Session runs the graph)."""
-import numpy as np
-import pytest
+import os
 
-import segflow as sf
+# Under pytest-xdist (`make test` runs `-n auto`) each worker keeps its own Numba cache: two
+# processes that compile the same kernel into one cache directory can give two signatures the same
+# data file (Numba numbers its cache files without a lock). Set before anything imports Numba.
+if os.environ.get("PYTEST_XDIST_WORKER") and "NUMBA_CACHE_DIR" not in os.environ:
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                 ".numba_cache", os.environ["PYTEST_XDIST_WORKER"])
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import segflow as sf  # noqa: E402
 from segflow.client.session import Session
 from segflow.framework import ops
 from segflow.util import nest

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import segflow as sf
-from segflow._ops import summary_histogram
+from segflow._ops import summary_histogram, summary_writer
 from summary_events import tensor, values
 
 
@@ -167,8 +167,10 @@ def test_write_and_flush(tmp_path):
         assert bool(sf.summary.write("lazy", lambda: sf.constant(2.5), step=4))
         sf.summary.flush()
         got = values(tmp_path)
+        sf.summary.create_noop_writer().set_as_default(step=9)     # as TF's: changes nothing
+        assert summary_writer.default_writer() is w and int(sf.summary.experimental.get_step()) == 3
     finally:
-        sf.summary.create_noop_writer().set_as_default()
+        summary_writer._state.writer = None    # TF has no public way to unset a default writer
         sf.summary.experimental.set_step(None)
         w.close()
     assert [(s, t) for s, t, _ in got] == [(3, "raw"), (4, "lazy")]

@@ -86,7 +86,19 @@ class SummaryWriter:
 
 
 class _NoopSummaryWriter(SummaryWriter):
-    """A writer that writes nothing (`create_noop_writer`, or a file writer without TensorBoard)."""
+    """A writer that writes nothing (a file writer without TensorBoard)."""
+
+
+class _InertSummaryWriter(_NoopSummaryWriter):
+    """`create_noop_writer()`'s writer. As in TF, making it the default changes nothing: neither the
+    default writer nor the default step (so it cannot be used to clear a default writer)."""
+
+    def set_as_default(self, step=None):
+        return None
+
+    @contextlib.contextmanager
+    def as_default(self, step=None):
+        yield self
 
 
 class _FileSummaryWriter(SummaryWriter):
@@ -160,8 +172,9 @@ create_file_writer_v2 = create_file_writer
 
 
 def create_noop_writer():
-    """A SummaryWriter that writes nothing."""
-    return _NoopSummaryWriter()
+    """A SummaryWriter that writes nothing; `set_as_default` and `as_default` leave the default
+    writer and step as they are (as TF's)."""
+    return _InertSummaryWriter()
 
 
 def default_writer():
