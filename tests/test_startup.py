@@ -48,6 +48,28 @@ print(json.dumps({"after_import": after_import, "after_small": 'numba' in sys.mo
     assert got["max"] == [3.0, 4.0, 0.0, 5.0]      # segment 2 is empty: 0, as in TF
 
 
+def test_import_leaves_the_optional_families_unloaded_until_first_use():
+    got = _fresh("""
+import json, sys
+import segflow as sf
+loaded = lambda *names: {n: any(m == n or m.startswith(n + ".") for m in sys.modules) for n in names}
+names = ("segflow._training", "segflow.compat", "segflow.viz", "segflow.summary", "segflow.data", "html")
+before = loaded(*names)
+g = sf.Graph()
+with g.as_default():
+    sf.constant(1.0) + 2.0
+page = g._repr_html_()               # the notebook picture loads segflow.viz
+opt = sf.train.AdamOptimizer(0.1)    # and sf.train the optimizers
+v1 = sf.compat.v1
+print(json.dumps({"before": before, "after": loaded(*names), "svg": "<svg" in page,
+                  "same": v1.train.AdamOptimizer is type(opt)}))
+""")
+    assert not any(got["before"].values()), got["before"]
+    after = got["after"]
+    assert after["segflow._training"] and after["segflow.compat"] and after["segflow.viz"], after
+    assert got["svg"] and got["same"]
+
+
 def test_a_large_op_compiles_and_every_kernel_becomes_a_dispatcher():
     got = _fresh("""
 import json, sys

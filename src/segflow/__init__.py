@@ -91,14 +91,15 @@ disable_eager_execution = _context.disable_eager_execution
 dtypes = _dtypes
 
 # The static namespace modules (faces over the op families): `from segflow.math import x` works too.
-from segflow import math, nn, random, train, sparse, linalg, ragged, debugging, compat  # noqa: E402,F401,A004
+from segflow import math, nn, random, sparse, linalg, ragged, debugging  # noqa: E402,F401,A004
 from segflow import initializers  # noqa: E402,F401
-# viz (issue 15): pictures of graphs (sf.viz; cheap: pure Python, installs the _repr_html_ hook) and
-# gradient_coverage (which ops on a path lack a registered gradient)
-from segflow import viz  # noqa: E402,F401
+# gradient_coverage (issue 15): which ops on a path lack a registered gradient
 from segflow._ops.gradient_coverage import gradient_coverage  # noqa: E402,F401
-# sf.summary (TensorBoard summaries) and sf.data (input pipelines) load on first use
-from segflow._lazy import LAZY as _LAZY, root_getattr as __getattr__  # noqa: E402,F401
+# sf.train, sf.compat, sf.viz, sf.summary and sf.data load on first use (segflow._lazy); until
+# sf.viz is loaded, a graph's _repr_html_ loads it.
+from segflow._lazy import LAZY as _LAZY, root_getattr as __getattr__, graph_html as _graph_html  # noqa: E402,F401
+from segflow._core.registry import hooks as _hooks  # noqa: E402
+_hooks.graph_html = _graph_html
 
 __version__ = "0.1.0"
 

@@ -2,8 +2,6 @@
 object, its shape and dtype, and its values as a table cut to a corner of at most 10 x 10 with
 ellipses, so a 1e6-row table renders as quickly as a small one. No styles beyond inline ones, no
 scripts: the output is safe to embed anywhere."""
-from html import escape
-
 import numpy as np
 
 __all__ = ["card", "values_table", "indexed_rows_table"]
@@ -11,6 +9,13 @@ __all__ = ["card", "values_table", "indexed_rows_table"]
 _EDGE = 5          # rows / columns shown at each end of a long axis
 _CELL = 'style="padding:1px 6px;text-align:right;font-family:monospace"'
 _GAP = '<td style="padding:1px 6px;color:#888">&hellip;</td>'
+
+
+def escape(text):
+    """`html.escape(text)`, without importing the html package (and its 2,000-entry table of named
+    entities) at `import segflow`."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            .replace("'", "&#x27;"))
 
 
 def _cut(n):

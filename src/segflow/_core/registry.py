@@ -128,6 +128,7 @@ _OPS = {}
 
 
 _DTYPE_SETS = {}
+_NP_SETS = {}
 
 
 def _dtype_set(types):
@@ -136,6 +137,14 @@ def _dtype_set(types):
     found = _DTYPE_SETS.get(key)
     if found is None:
         found = _DTYPE_SETS[key] = frozenset(dtypes.as_dtype(t) for t in key)
+    return found
+
+
+def _np_set(dtype_set):
+    """frozenset of the NumPy dtypes of a `_dtype_set`, shared as those are."""
+    found = _NP_SETS.get(dtype_set)
+    if found is None:
+        found = _NP_SETS[dtype_set] = frozenset(t.np for t in dtype_set)
     return found
 
 
@@ -172,7 +181,7 @@ class OpDef:
         # Precomputed for the eager fast path: (first position, other positions, allowed numpy
         # dtypes or None, attr name, whether the first position is a list input).
         self._checks = tuple(
-            (pos[0], pos[1:], frozenset(t.np for t in self.allowed[a]) if a in self.allowed else None, a,
+            (pos[0], pos[1:], _np_set(self.allowed[a]) if a in self.allowed else None, a,
              self.list_inputs[pos[0]])
             for a, pos in self.attr_positions.items())
         self._fast = not self.has_list_input and not stateful
