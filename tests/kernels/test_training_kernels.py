@@ -21,9 +21,12 @@ def reference(W, M, V, rows, g, lr, beta1, beta2, epsilon):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize("duplicates", [False, True])
-def test_matches_reference(dtype, duplicates):
+@pytest.mark.parametrize("R,n", [(500, 300), (30000, 20000)])
+def test_matches_reference(dtype, duplicates, R, n):
+    # 300 x 7 is one chunk (the loop runs on the calling thread), 20000 x 7 several (parallel)
     rng = np.random.default_rng(0)
-    R, D, n = 500, 7, 300
+    D = 7
+    assert (tk._chunks(n, D) == 1) == (n == 300)
     W = rng.standard_normal((R, D)).astype(dtype)
     M = (rng.standard_normal((R, D)) * 0.1).astype(dtype)
     V = rng.random((R, D)).astype(dtype)
@@ -70,9 +73,13 @@ def adagrad_reference(W, A, rows, g, lr):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize("duplicates", [False, True])
-def test_adagrad_rows_match_the_unfused_expressions(dtype, duplicates):
+@pytest.mark.parametrize("R,n", [(5000, 3000), (20000, 12000)])
+def test_adagrad_rows_match_the_unfused_expressions(dtype, duplicates, R, n):
+    # unique rows take the compiled loop: on the calling thread for 3000 x 16 (one chunk),
+    # parallel over chunks for 12000 x 16
     rng = np.random.default_rng(1)
-    R, D, n = 5000, 16, 3000          # above the tiny sizes: the compiled pass runs for unique rows
+    D = 16
+    assert (tk._chunks(n, D) == 1) == (n == 3000)
     W = rng.standard_normal((R, D)).astype(dtype)
     A = (rng.random((R, D)) + 0.1).astype(dtype)
     rows = rng.integers(0, R, n) if duplicates else rng.permutation(R)[:n]

@@ -68,11 +68,13 @@ def apply_op(op_type: str, *inputs: Any, name: Name = None, **attrs: Any) -> Any
         if opdef._fast and len(inputs) == len(opdef.input_names):  # else _convert_inputs names the problem
             args = []
             for x in inputs:
-                if type(x) is _EagerTensor:
+                if type(x) is _EagerTensor or isinstance(x, _EagerTensor):    # or a variable's handle
                     args.append(x._value)
                 else:
                     break
             else:
+                if attrs and "_dtype_hints" in attrs:     # hints convert plain values: none here
+                    del attrs["_dtype_hints"]
                 return _run_eager(opdef, inputs, args, attrs, name)
         elif opdef._fast_lists and len(inputs) == len(opdef.list_inputs):
             fast = _eager_list_args(opdef, inputs)  # AddN of gradients, ConcatV2, Pack ...

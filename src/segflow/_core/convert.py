@@ -16,7 +16,7 @@ from segflow._core.registry import hooks
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.typing import DTypeLike, GradientLike, Name
 
-__all__ = ['index_array', 'to_numpy', 'make_tensor_proto', 'is_tensor', 'convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
+__all__ = ['index_array', 'small_index_tensor', 'to_numpy', 'make_tensor_proto', 'is_tensor', 'convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
 
 _ctx_state = context._state
 _ctx_shared = context._shared
@@ -30,6 +30,26 @@ def index_array(x):
     if arr.dtype.kind not in "iu":
         return arr
     return arr.astype(np.int32 if not arr.size or (arr.min() >= -2**31 and arr.max() < 2**31) else np.int64)
+
+
+def small_index_tensor(values):
+    """Eagerly, an op front end's index argument (an axis, a shape) given as a Python int or a list /
+    tuple of Python ints in int32's range, as an int32 EagerTensor: the fresh array becomes the tensor
+    without convert_to_tensor's checks and copy, so `apply_op` takes its all-tensor fast path. None
+    for anything else and while building a graph (the caller's general path, which names the
+    constant inside the op's scope)."""
+    if not (_ctx_shared.all_eager or _ctx_state.eager):
+        return None
+    if type(values) is int:
+        if not -2**31 <= values < 2**31:
+            return None
+    elif type(values) is list or type(values) is tuple:
+        for v in values:
+            if type(v) is not int or not -2**31 <= v < 2**31:
+                return None
+    else:
+        return None
+    return EagerTensor(np.array(values, np.int32))
 
 
 

@@ -184,7 +184,9 @@ class OpDef:
             (pos[0], pos[1:], _np_set(self.allowed[a]) if a in self.allowed else None, a,
              self.list_inputs[pos[0]])
             for a, pos in self.attr_positions.items())
-        self._fast = not self.has_list_input and not stateful
+        # Eager ops whose inputs are all EagerTensors (a stateful op's resource handles included)
+        # skip _convert_inputs.
+        self._fast = not self.has_list_input
         self._fast_lists = self.has_list_input and not stateful
         self._single = num_outputs == 1 and not list_output
 

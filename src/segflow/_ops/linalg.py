@@ -64,6 +64,8 @@ def _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched)
     if ka != kb:
         raise BadInput("b", f"Matrix size-incompatible: In[0]: {a.shape}, In[1]: {b.shape} "
                             f"(inner dimensions {ka} and {kb} differ)")
+    if a.ndim == 2 and b.ndim == 2:
+        return
     try:
         np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
@@ -110,8 +112,7 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
         a = convert_to_tensor(a, preferred_dtype=getattr(b, "dtype", None))
     if not isinstance(b, (Tensor, np.ndarray)):
         b = convert_to_tensor(b, dtype_hint=a.dtype)
-    ra = a.ndim if isinstance(a, np.ndarray) else a.shape.rank
-    rb = b.ndim if isinstance(b, np.ndarray) else b.shape.rank
+    ra, rb = a.ndim, b.ndim      # an eager tensor's and an array's without building a TensorShape
     batched = ra is None or rb is None or ra > 2 or rb > 2  # unknown rank: the batched op handles both
     return apply_op("BatchMatMulV2" if batched else "MatMul", a, b, name=name, transpose_a=transpose_a,
                     transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)

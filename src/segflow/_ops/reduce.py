@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow._core.convert import convert_to_tensor
+from segflow._core.convert import convert_to_tensor, small_index_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
@@ -33,9 +33,17 @@ __all__ = ["cumprod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "
            "reduce_euclidean_norm"]
 
 
+def _axis_list(axis):
+    """The axes of a reduction's `axis` argument as Python ints (a scalar, a sequence or an array)."""
+    if type(axis) is int:
+        return (axis,)
+    if type(axis) is np.ndarray and axis.ndim == 0:
+        return (int(axis),)
+    return [int(a) for a in np.asarray(axis).reshape(-1).tolist()]
+
+
 def _axes(axis, rank):
-    axis = np.asarray(axis).reshape(-1)
-    return tuple(sorted({int(a) % rank if rank else 0 for a in axis}))
+    return tuple(sorted({a % rank if rank else 0 for a in _axis_list(axis)}))
 
 
 def _infer_reduce(op, input, reduction_indices, keep_dims=False):
@@ -60,11 +68,12 @@ def _infer_reduce(op, input, reduction_indices, keep_dims=False):
 def _reducer(np_fn, wide=False):
     """A reduction kernel; `wide` accumulates float16/float32 in float64 (sums over many values)."""
     def kernel(x, axis, keep_dims=False):
-        for a in np.asarray(axis).reshape(-1):
-            if not -x.ndim <= a < x.ndim:
-                raise BadInput("reduction_indices", f"axis {int(a)} is out of range for rank {x.ndim} "
+        ndim = x.ndim
+        for a in _axis_list(axis):
+            if not -ndim <= a < ndim:
+                raise BadInput("reduction_indices", f"axis {a} is out of range for rank {ndim} "
                                                     f"(input shape {x.shape})")
-        axes = _axes(axis, x.ndim) if x.ndim else None
+        axes = tuple(sorted({a % ndim for a in _axis_list(axis)})) if ndim else None
         if wide and x.dtype.kind == "f" and x.dtype.itemsize < 8:
             return np.asarray(np_fn(x, axis=axes, keepdims=keep_dims, dtype=np.float64)).astype(x.dtype)
         out = np.asarray(np_fn(x, axis=axes, keepdims=keep_dims))
@@ -140,12 +149,16 @@ for _name, _fn, _allowed in (("Sum", _reducer(np.sum, wide=True), dtypes.NUMERIC
 
 def _axis_arg(input_tensor, axis):
     if axis is None:
-        r = input_tensor.shape.rank
+        r = input_tensor.ndim
         if r is not None:
-            return np.arange(r, dtype=np.int32)
+            fast = small_index_tensor(list(range(r)))
+            return np.arange(r, dtype=np.int32) if fast is None else fast
         return sequence_ops.range(0, apply_op("Rank", input_tensor))
     if isinstance(axis, Tensor):
         return axis
+    fast = small_index_tensor(axis)        # Python ints, the common case
+    if fast is not None:
+        return fast
     return np.asarray(axis, dtype=np.int32 if np.max(np.abs(np.asarray(axis, dtype=np.int64)), initial=0) < 2**31
                       else np.int64)
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow._core.convert import convert_to_tensor
+from segflow._core.convert import convert_to_tensor, small_index_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
@@ -188,6 +188,9 @@ def _shape_arg(shape):
     the op it goes to refuses it by dtype, as TensorFlow's ops do."""
     if isinstance(shape, Tensor):
         return shape
+    fast = small_index_tensor(shape)       # Python ints, the common case
+    if fast is not None:
+        return fast
     if isinstance(shape, tensor_shape.TensorShape):
         shape = shape.as_list()
     shape = _plain_dims(shape)

@@ -96,6 +96,10 @@ def _is_variable(v):
     return hasattr(v, "_gradient_source") or hasattr(v, "handle")
 
 
+# _prepare function -> whether it takes the (gradient, variable) pairs (read once per function)
+_PREPARE_TAKES_PAIRS = {}
+
+
 class Optimizer:
     """Base class of the TF1 optimizers (`tf.compat.v1.train.Optimizer`).
 
@@ -280,14 +284,20 @@ class Optimizer:
 
     def _call_prepare(self, grads_and_vars):
         """Calls `_prepare()` (TF1), or `_prepare(grads_and_vars)` when a subclass takes them."""
-        try:
-            params = [p for p in inspect.signature(self._prepare).parameters.values()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
-        except (TypeError, ValueError):
-            params = []
-        if params:
-            return self._prepare(list(grads_and_vars))
-        return self._prepare()
+        prepare = self._prepare
+        fn = getattr(prepare, "__func__", None)        # a method: its answer is kept per function
+        takes = _PREPARE_TAKES_PAIRS.get(fn) if fn is not None else None
+        if takes is None:
+            try:
+                takes = any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+                            for p in inspect.signature(prepare).parameters.values())
+            except (TypeError, ValueError):
+                takes = False
+            if fn is not None:
+                _PREPARE_TAKES_PAIRS[fn] = takes
+        if takes:
+            return prepare(list(grads_and_vars))
+        return prepare()
 
     def _apply_one(self, grad, var):
         if isinstance(grad, IndexedSlices):
