@@ -11,7 +11,7 @@ Every dtype follows the compiled loop's rules, as TensorFlow does: integer "div"
 """
 import numpy as np
 
-from segflow.kernels._common import HAVE_NUMBA, njit
+from segflow.kernels._common import HAVE_NUMBA, ROW_AHEAD, njit, prefetch_lines, row_lines
 
 __all__ = ["scatter_rows", "HOWS"]
 
@@ -21,9 +21,18 @@ _UFUNCS = {1: np.add, 2: np.subtract, 3: np.multiply, 5: np.minimum, 6: np.maxim
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _scatter_rows_nb(table, rows, updates, how):
+def _scatter_rows_nb(table, rows, updates, how, ahead):
+    """With `ahead`, the table row ROW_AHEAD ahead is prefetched (its first lines, as the gather's).
+    1e5 random rows of a 1e6-row float32 table, against the loop without: add 0.45-0.56x and max
+    0.25-0.50x for rows of 1-64 values, update 0.84-0.89x for rows of 16-64; but update of rows of
+    one cache line or less, where nothing waits on the line, took 1.2x, so those go without."""
+    n = rows.shape[0]
     d = table.shape[1]
-    for i in range(rows.shape[0]):
+    flat = table.reshape(-1)
+    lines = row_lines(d * table.itemsize)
+    for i in range(n):
+        if ahead and i + ROW_AHEAD < n:
+            prefetch_lines(flat, rows[i + ROW_AHEAD] * d, lines)
         r = rows[i]
         if how == 0:
             for j in range(d):
@@ -126,7 +135,7 @@ def _compiled_min_max_small_float(table, rows, updates, code):
     uniq, inverse = np.unique(rows, return_inverse=True)
     sub = table[uniq].astype(np.float32)
     _scatter_rows_nb(sub, np.ascontiguousarray(inverse.reshape(-1), dtype=np.int64),
-                     np.ascontiguousarray(updates, dtype=np.float32), code)
+                     np.ascontiguousarray(updates, dtype=np.float32), code, True)
     table[uniq] = sub.astype(table.dtype)
 
 
@@ -148,7 +157,7 @@ def scatter_rows(table, rows, updates, how):
             else:
                 _scatter_rows_int_div_nb(table, rows, updates)
         elif HAVE_NUMBA and kind in "fiu" and table.dtype.itemsize >= 4 and table.dtype.name != "bfloat16":
-            _scatter_rows_nb(table, rows, updates, code)
+            _scatter_rows_nb(table, rows, updates, code, code != 0 or table.shape[1] * table.itemsize > 64)
         elif HAVE_NUMBA and code in (5, 6) and (kind == "f" or table.dtype.name == "bfloat16"):
             _compiled_min_max_small_float(table, rows, updates, code)
         else:
