@@ -53,8 +53,7 @@ def test_import_leaves_the_optional_families_unloaded_until_first_use():
 import json, sys
 import segflow as sf
 loaded = lambda *names: {n: any(m == n or m.startswith(n + ".") for m in sys.modules) for n in names}
-names = ("segflow._training", "segflow.compat", "segflow.viz", "segflow.summary", "segflow.data", "html",
-         "ml_dtypes")
+names = ("segflow._training", "segflow.compat", "segflow.viz", "segflow.summary", "segflow.data", "html")
 before = loaded(*names)
 g = sf.Graph()
 with g.as_default():
@@ -69,30 +68,6 @@ print(json.dumps({"before": before, "after": loaded(*names), "svg": "<svg" in pa
     after = got["after"]
     assert after["segflow._training"] and after["segflow.compat"] and after["segflow.viz"], after
     assert got["svg"] and got["same"]
-
-
-def test_bfloat16_and_float8_load_ml_dtypes_on_first_use():
-    # bfloat16 / float8 get their NumPy types from ml_dtypes only when first used: through an
-    # ml_dtypes array the program made itself (before segflow touched the types), a cast, or the
-    # dtype's NumPy type; every entry point must see the same dtypes as if they had been there.
-    got = _fresh("""
-import json, sys
-import numpy as np
-import segflow as sf
-before = "ml_dtypes" in sys.modules
-import ml_dtypes
-a = np.array([1.5, 2.0, -3.0], ml_dtypes.bfloat16)
-add = sf.math.add(a, a)                                   # the op's dtype check loads them late
-seg = sf.math.unsorted_segment_sum(np.ones((4, 2), ml_dtypes.bfloat16), [0, 1, 0, 1], 2)
-print(json.dumps({"before": before, "add": np.asarray(add, np.float32).tolist(), "add_dtype": add.dtype.name,
-                  "seg": np.asarray(seg, np.float32).tolist(), "np": str(sf.dtypes.float8_e4m3fn.as_numpy_dtype),
-                  "as_dtype": sf.as_dtype(ml_dtypes.float8_e5m2).name, "max": float(sf.bfloat16.max)}))
-""")
-    assert got["before"] is False
-    assert got["add"] == [3.0, 4.0, -6.0] and got["add_dtype"] == "bfloat16"
-    assert got["seg"] == [[2.0, 2.0], [2.0, 2.0]]
-    assert "float8_e4m3fn" in got["np"] and got["as_dtype"] == "float8_e5m2"
-    assert got["max"] == 3.3895313892515355e38          # bfloat16 largest: (2 - 2**-7) * 2**127
 
 
 def test_a_large_op_compiles_and_every_kernel_becomes_a_dispatcher():

@@ -134,8 +134,6 @@ def _run_eager(opdef, tensors, args, attrs, name):
             if args[p].dtype is not dt and args[p].dtype != dt:
                 raise _dtype_mismatch(opdef, name, p0, p, dt, args[p].dtype)
         if allowed is not None and dt not in allowed:
-            if dtypes.load_late_for(dt):        # an ml_dtypes array (bfloat16, float8) came first
-                return _run_eager(opdef, tensors, args, attrs, name)
             raise _dtype_not_allowed(opdef, name, p0, attr, dt)
     if opdef.defaults:
         full = dict(opdef.defaults)

@@ -8,9 +8,8 @@ arguments (a `DType`, an `np.dtype`, a NumPy scalar type, a name) are one dict l
 """
 
 import builtins
-import sys
-import threading
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
@@ -46,21 +45,7 @@ class DType:
                  "is_unsigned", "is_complex", "is_bool", "is_quantized", "is_numpy_compatible", "real_dtype",
                  "size")
 
-    def __init__(self, name, enum, np_type, numpy_compatible=True, late_size=None):
-        if np_type is None:
-            # ml_dtypes' types (bfloat16, float8_*): `np` and `as_numpy_dtype` stay unset until
-            # _load_late() imports ml_dtypes (about 13 ms) on their first use (__getattr__).
-            sets = object.__setattr__
-            sets(self, "name", name)
-            sets(self, "as_datatype_enum", enum)
-            sets(self, "is_floating", True)
-            for flag in ("is_integer", "is_unsigned", "is_complex", "is_bool", "is_quantized"):
-                sets(self, flag, False)
-            sets(self, "is_numpy_compatible", True)
-            sets(self, "real_dtype", self)
-            sets(self, "size", late_size)
-            _LATE[name] = self
-            return
+    def __init__(self, name, enum, np_type, numpy_compatible=True):
         np_dtype = np.dtype(np_type)
         kind = np_dtype.kind
         numeric = numpy_compatible and name != "string"
@@ -82,13 +67,6 @@ class DType:
         sets(self, "real_dtype", self)  # complex types are fixed up once float32/float64 exist
         sets(self, "size", np_dtype.itemsize)
 
-    def __getattr__(self, name):
-        # Reached only for an unset slot: `np` / `as_numpy_dtype` of a dtype from ml_dtypes.
-        if name in ("np", "as_numpy_dtype") and self.name in _LATE:
-            _load_late()
-            return object.__getattribute__(self, name)
-        raise AttributeError(f"'DType' object has no attribute {name!r}")
-
     def __setattr__(self, name, value):
         raise AttributeError(f"DType is immutable: cannot set {name!r}")
 
@@ -108,7 +86,7 @@ class DType:
           TypeError: for complex, string, resource and variant.
         """
         if self.is_floating:
-            return _finfo(self).min
+            return (np.finfo if self.name in ("float16", "float32", "float64") else ml_dtypes.finfo)(self.np).min
         if self.is_integer:
             return np.iinfo(self.np).min
         if self.is_bool:
@@ -123,7 +101,7 @@ class DType:
           TypeError: for complex, string, resource and variant.
         """
         if self.is_floating:
-            return _finfo(self).max
+            return (np.finfo if self.name in ("float16", "float32", "float64") else ml_dtypes.finfo)(self.np).max
         if self.is_integer:
             return np.iinfo(self.np).max
         if self.is_bool:
@@ -174,21 +152,8 @@ class DType:
         return self
 
 
-_LATE = {}                 # name -> DType whose NumPy type is ml_dtypes'
-_late_loaded = False
-_late_lock = threading.RLock()
-_late_hooks = []           # called once the late dtypes have their NumPy types (registry's dtype sets)
-
-
-def _finfo(dtype):
-    if dtype.name in ("float16", "float32", "float64"):
-        return np.finfo(dtype.np)
-    import ml_dtypes
-    return ml_dtypes.finfo(dtype.np)
-
-
 float16 = DType("float16", 19, np.float16)
-bfloat16 = DType("bfloat16", 14, None, late_size=2)
+bfloat16 = DType("bfloat16", 14, ml_dtypes.bfloat16)
 float32 = DType("float32", 1, np.float32)
 float64 = DType("float64", 2, np.float64)
 int8 = DType("int8", 6, np.int8)
@@ -207,8 +172,8 @@ resource = DType("resource", 20, np.object_, numpy_compatible=False)
 variant = DType("variant", 21, np.object_, numpy_compatible=False)
 # 8-bit floats (ml_dtypes): storage types that gather, stitch, reshape and cast move; no math and no
 # gradients (TF does not backpropagate through them either).
-float8_e5m2 = DType("float8_e5m2", 24, None, late_size=1)
-float8_e4m3fn = DType("float8_e4m3fn", 25, None, late_size=1)
+float8_e5m2 = DType("float8_e5m2", 24, ml_dtypes.float8_e5m2)
+float8_e4m3fn = DType("float8_e4m3fn", 25, ml_dtypes.float8_e4m3fn)
 
 # Quantized integers (TF's qint8, quint8, qint16, quint16, qint32): storage types that
 # dynamic_stitch, gather, identity, reshape, concat and cast move, and nothing computes with (an op
@@ -240,14 +205,14 @@ QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
 ALL = NUMERIC + FLOAT8 + (bool, string, resource, variant)   # QUANTIZED stand apart: no op computes with them
 
 # np.dtype instance -> DType. `string` owns np.dtype(object); resource and variant are reached by name.
-_NP_TO_DTYPE = {d.np: d for d in NUMERIC + FLOAT8 + QUANTIZED + (bool, string) if d.name not in _LATE}
+_NP_TO_DTYPE = {d.np: d for d in NUMERIC + FLOAT8 + QUANTIZED + (bool, string)}
 
 # TensorFlow's names (and aliases) -> DType.
 _NAME_TO_DTYPE = {d.name: d for d in ALL + QUANTIZED}
 _NAME_TO_DTYPE.update(half=float16, float=float32, double=float64)
 
 # Scalar types -> DType: NumPy's, plus the Python types with convert_to_tensor's defaults.
-_TYPE_TO_DTYPE = {d.as_numpy_dtype: d for d in NUMERIC + FLOAT8 + (bool, string) if d.name not in _LATE}
+_TYPE_TO_DTYPE = {d.as_numpy_dtype: d for d in NUMERIC + FLOAT8 + (bool, string)}
 _TYPE_TO_DTYPE.update({
     _float: float32, _int: int32, _bool: bool, _complex: complex128,
     _str: string, bytes: string, np.str_: string, np.bytes_: string,
@@ -256,51 +221,7 @@ _TYPE_TO_DTYPE.update({
 _ENUM_TO_DTYPE = {d.as_datatype_enum: d for d in ALL + QUANTIZED}
 
 
-def _load_late():
-    """Imports ml_dtypes and gives bfloat16 and the float8 types their NumPy types (once,
-    thread-safe): `sf.bfloat16.as_numpy_dtype`, a cast to one of them, or an ml_dtypes array
-    reaching segflow loads them. The tables and every hook are updated before anyone sees them."""
-    global _late_loaded
-    if _late_loaded:
-        return
-    with _late_lock:
-        if _late_loaded:
-            return
-        import ml_dtypes
-        for name, d in _LATE.items():
-            np_dtype = np.dtype(getattr(ml_dtypes, name))
-            object.__setattr__(d, "np", np_dtype)
-            object.__setattr__(d, "as_numpy_dtype", np_dtype.type)
-            _NP_TO_DTYPE[np_dtype] = d
-            _TYPE_TO_DTYPE[np_dtype.type] = d
-        _late_ready.append(True)
-        for hook in _late_hooks:
-            hook()
-        _late_loaded = True
-
-
-_late_ready = []           # non-empty once the late dtypes have their NumPy types (before the hooks run)
-
-
-def late_loaded():
-    """Whether bfloat16 and the float8 types have their NumPy types yet."""
-    return len(_late_ready) > 0
-
-
-def load_late_for(np_dtype):
-    """For a NumPy dtype segflow does not know: True if it may be one of ml_dtypes' (the program
-    imported ml_dtypes) and the late dtypes were loaded now, so a lookup is worth retrying."""
-    if _late_loaded or "ml_dtypes" not in sys.modules:
-        return False
-    _load_late()
-    return True
-
-
 def _from_numpy_slow(np_dtype):
-    if load_late_for(np_dtype):
-        found = _NP_TO_DTYPE.get(np_dtype)
-        if found is not None:
-            return found
     if np_dtype.kind in "SUO":
         return string
     # A byte-swapped or aliased dtype (">f4", np.longlong) maps by its scalar type.

@@ -141,22 +141,11 @@ def _dtype_set(types):
 
 
 def _np_set(dtype_set):
-    """frozenset of the NumPy dtypes of a `_dtype_set`, shared as those are. bfloat16 and the float8
-    types join once ml_dtypes is loaded (dtypes._load_late calls _late_dtypes_loaded)."""
+    """frozenset of the NumPy dtypes of a `_dtype_set`, shared as those are."""
     found = _NP_SETS.get(dtype_set)
     if found is None:
-        late = not dtypes.late_loaded()
-        found = _NP_SETS[dtype_set] = frozenset(t.np for t in dtype_set if not (late and t.name in dtypes._LATE))
+        found = _NP_SETS[dtype_set] = frozenset(t.np for t in dtype_set)
     return found
-
-
-def _late_dtypes_loaded():
-    _NP_SETS.clear()
-    for opdef in _OPS.values():
-        opdef._build_checks()
-
-
-dtypes._late_hooks.append(_late_dtypes_loaded)
 
 
 class OpDef:
@@ -189,20 +178,17 @@ class OpDef:
             if attr not in self.attr_positions:
                 raise ValueError(f"register_op('{name}'): 'allowed' names attr '{attr}' that no input sets")
             self.allowed[attr] = _dtype_set(types)
-        self._build_checks()
-        # Eager ops whose inputs are all EagerTensors (a stateful op's resource handles included)
-        # skip _convert_inputs.
-        self._fast = not self.has_list_input
-        self._fast_lists = self.has_list_input and not stateful
-        self._single = num_outputs == 1 and not list_output
-
-    def _build_checks(self):
         # Precomputed for the eager fast path: (first position, other positions, allowed numpy
         # dtypes or None, attr name, whether the first position is a list input).
         self._checks = tuple(
             (pos[0], pos[1:], _np_set(self.allowed[a]) if a in self.allowed else None, a,
              self.list_inputs[pos[0]])
             for a, pos in self.attr_positions.items())
+        # Eager ops whose inputs are all EagerTensors (a stateful op's resource handles included)
+        # skip _convert_inputs.
+        self._fast = not self.has_list_input
+        self._fast_lists = self.has_list_input and not stateful
+        self._single = num_outputs == 1 and not list_output
 
     def output_count(self, attrs, input_counts):
         n = self.num_outputs

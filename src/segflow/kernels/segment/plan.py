@@ -29,11 +29,12 @@ from segflow.kernels._common import (HAVE_NUMBA, BadInput, accumulator_dtype, ch
                                      parallel_launch, planned_workers, worker_count)
 from segflow.kernels.segment.loops import MAX, MIN, PROD, SUM
 
-
-def _is_bfloat16(dtype):
-    """Whether `dtype` is ml_dtypes' bfloat16 (told by name: ml_dtypes loads when it is first used)."""
-    return dtype.kind == "V" and dtype.name == "bfloat16"
-
+try:
+    import ml_dtypes
+    _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover
+    ml_dtypes = None
+    _BFLOAT16 = None
 
 _SMALL = 1 << 15          # below this many elements, run on one thread with one chunk
 _TINY = 1 << 12           # below this many, NumPy (no compiled loop: Numba is not even imported)
@@ -53,7 +54,7 @@ _SIGN = np.int64(-(1 << 63))     # uint64 ^ sign bit, viewed as int64, keeps the
 # ----------------------------------------------------------------------------- the kinds
 
 def _is_float_like(dtype):
-    return dtype.kind in "fc" or _is_bfloat16(dtype)
+    return dtype.kind in "fc" or dtype == _BFLOAT16
 
 
 def _extremes(dtype):
@@ -61,11 +62,7 @@ def _extremes(dtype):
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
     else:
-        if _is_bfloat16(dtype):
-            import ml_dtypes
-            info = ml_dtypes.finfo(dtype)
-        else:
-            info = np.finfo(dtype)
+        info = ml_dtypes.finfo(dtype) if dtype == _BFLOAT16 else np.finfo(dtype)
     return info.min, info.max
 
 
@@ -175,7 +172,7 @@ class Plan:
             else:
                 self.cd = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
                 self.mode = "pairs"
-        elif dtype in (np.float16, np.float32) or _is_bfloat16(dtype):
+        elif dtype in (np.float16, np.float32) or dtype == _BFLOAT16:
             self.cd = np.dtype(np.float32)
         elif dtype == np.float64:
             self.cd = dtype
