@@ -70,6 +70,19 @@ print(json.dumps({"before": before, "after": loaded(*names), "svg": "<svg" in pa
     assert got["svg"] and got["same"]
 
 
+def test_numpy_knows_bfloat16_by_name_after_import():
+    # As after `import tensorflow`: TF code writes `x.astype("bfloat16")` (TF's own tile test does).
+    got = _fresh("""
+import json
+import numpy as np
+import segflow as sf
+x = np.array([1.5, -2.25]).astype("bfloat16")
+print(json.dumps({"dtype": sf.as_dtype(x.dtype).name, "values": x.astype(np.float32).tolist(),
+                  "f8": np.dtype("float8_e4m3fn").itemsize}))
+""")
+    assert got == {"dtype": "bfloat16", "values": [1.5, -2.25], "f8": 1}
+
+
 def test_a_large_op_compiles_and_every_kernel_becomes_a_dispatcher():
     got = _fresh("""
 import json, sys
