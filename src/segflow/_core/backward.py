@@ -19,7 +19,7 @@ import enum
 from segflow._core import errors
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
-from segflow._core.tensor import Tensor
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import dtypes
 from segflow._core.registry import get_gradient_function, hooks
 from segflow._core.graph import colocate_with, get_default_graph
@@ -109,11 +109,14 @@ def graph_aggregate(grads, aggregation_method=None, producer=None, colocate_with
 
 
 _BACKPROPAGATABLE = frozenset(dtypes.FLOATING + dtypes.COMPLEX + (dtypes.resource, dtypes.variant))
+_BACKPROPAGATABLE_NP = frozenset(d.np for d in dtypes.FLOATING + dtypes.COMPLEX)
 
 
 def is_backpropagatable(t):
     """Gradients flow through float16/bfloat16/float32/float64, complex, resource and variant
     tensors (TF's trainable dtypes); not through integers, bool, strings or 8-bit floats."""
+    if type(t) is EagerTensor:      # its array's dtype decides, without making the DType (a walk asks
+        return t._value.dtype in _BACKPROPAGATABLE_NP      # about every input of every op twice)
     return t.dtype in _BACKPROPAGATABLE
 
 
