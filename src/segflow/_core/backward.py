@@ -299,8 +299,8 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                 in_grads = _call(grad_fn, op, out_grads, build_scope)
             finally:
                 op.skip_input_indices = None
-        for x, g in zip(inputs, in_grads):
-            if g is None or id(x) not in reach or not is_backpropagatable(x):
+        for i, (x, g) in enumerate(zip(inputs, in_grads)):
+            if g is None or (skip is not None and i in skip):     # off every path, or not a float
                 continue
             if build_scope is not None:
                 if isinstance(g, Tensor) and g.dtype != x.dtype and x.dtype.is_floating:
