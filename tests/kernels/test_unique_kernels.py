@@ -18,6 +18,11 @@ CASES = {
     "strided": lambda rng: np.arange(0, 4 << 12, 4)[rng.permutation(1 << 12)],
     "single": lambda rng: np.array([5]),
     "all_same": lambda rng: np.full(777, 3),
+    # past 131,072 keys the table passes L2: slots are prefetched and repeats of the key before
+    # skip the probe (sorted and grouped ids, and random ones, take that loop)
+    "large_sorted": lambda rng: np.sort(rng.integers(-3, 30000, 200000)),
+    "large_grouped": lambda rng: np.repeat(rng.integers(0, 10**6, 50000), rng.integers(1, 6, 50000)),
+    "large_random": lambda rng: rng.integers(-10**9, 10**9, 150000),
 }
 
 
