@@ -47,10 +47,13 @@ def test_empty_rows_change_nothing():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
-def test_adam_decay_and_step_match_numpy(dtype):
+@pytest.mark.parametrize("R", [300, 30000])
+def test_adam_decay_and_step_match_numpy(dtype, R):
+    # 300 x 5 takes the NumPy blocks; 30000 x 5 float32/float64 the parallel loops (2 chunks)
     rng = np.random.default_rng(1)
-    W, M = (rng.standard_normal((300, 5)).astype(dtype) for _ in range(2))
-    V = rng.random((300, 5)).astype(dtype)
+    W, M = (rng.standard_normal((R, 5)).astype(dtype) for _ in range(2))
+    V = rng.random((R, 5)).astype(dtype)
+    assert (tk._compiled_chunks(W, M, V) > 1) == (R == 30000 and dtype != np.float16)
     V[0] = 0                                   # sqrt(0) + eps: as NumPy, whatever it gives
     t = np.dtype(dtype).type
     want_m, want_v = M * t(0.9), V * t(0.999)

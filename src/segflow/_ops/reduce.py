@@ -34,16 +34,18 @@ __all__ = ["cumprod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "
 
 
 def _axis_list(axis):
-    """The axes of a reduction's `axis` argument as Python ints (a scalar, a sequence or an array)."""
+    """The axes of a reduction's integer `axis` argument as Python ints (a scalar, a sequence or an
+    array)."""
     if type(axis) is int:
         return (axis,)
     if type(axis) is np.ndarray and axis.ndim == 0:
         return (int(axis),)
-    return [int(a) for a in np.asarray(axis).reshape(-1).tolist()]
+    return np.asarray(axis).reshape(-1).tolist()
 
 
-def _axes(axis, rank):
-    return tuple(sorted({a % rank if rank else 0 for a in _axis_list(axis)}))
+def _axes(axis, rank, listed=None):
+    """The sorted distinct non-negative axes (`listed`: `_axis_list(axis)` when already made)."""
+    return tuple(sorted({a % rank if rank else 0 for a in (_axis_list(axis) if listed is None else listed)}))
 
 
 def _infer_reduce(op, input, reduction_indices, keep_dims=False):
@@ -69,11 +71,12 @@ def _reducer(np_fn, wide=False):
     """A reduction kernel; `wide` accumulates float16/float32 in float64 (sums over many values)."""
     def kernel(x, axis, keep_dims=False):
         ndim = x.ndim
-        for a in _axis_list(axis):
+        listed = _axis_list(axis)
+        for a in listed:
             if not -ndim <= a < ndim:
                 raise BadInput("reduction_indices", f"axis {a} is out of range for rank {ndim} "
                                                     f"(input shape {x.shape})")
-        axes = tuple(sorted({a % ndim for a in _axis_list(axis)})) if ndim else None
+        axes = _axes(axis, ndim, listed) if ndim else None
         if wide and x.dtype.kind == "f" and x.dtype.itemsize < 8:
             return np.asarray(np_fn(x, axis=axes, keepdims=keep_dims, dtype=np.float64)).astype(x.dtype)
         out = np.asarray(np_fn(x, axis=axes, keepdims=keep_dims))

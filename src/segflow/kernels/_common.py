@@ -317,7 +317,8 @@ def next_chunk(counter):
 # rows of 16 float64, one thread: 0.4-0.6x the loop's time). A prefetch never faults and never
 # changes a result; without Numba it does nothing.
 
-PREFETCH_AHEAD = 16     # ids ahead of an accumulator row (a scatter's loop step is short)
+PREFETCH_AHEAD = 16     # ids ahead of an accumulator row or hash slot (a scatter's loop step is short)
+CACHED_BYTES = 1 << 20  # targets up to this size stay in L2: no prefetch for them
 ROW_AHEAD = 8           # rows ahead of a table row read or updated whole (gathers, optimizers)
 
 

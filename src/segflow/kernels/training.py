@@ -88,14 +88,8 @@ def lazy_adam_rows(W, M, V, rows, g, lr, beta1, beta2, epsilon):
     one = t(1)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if HAVE_NUMBA and W.dtype in (np.float32, np.float64) and _all_distinct(rows, W.shape[0]):
-        g = np.ascontiguousarray(g)
-        nchunks = _chunks(rows.size, W.shape[1])
-        if nchunks == 1:        # one chunk: a parallel launch would only wake threads with no work
-            _lazy_adam_span(W, M, V, rows, g, lr, b1, b2, eps, one - b1, one - b2, 0, rows.size)
-            return
-        workers = worker_count()
-        with parallel_launch():
-            _lazy_adam_nb(W, M, V, rows, g, lr, b1, b2, eps, one - b1, one - b2, nchunks, workers)
+        _rows_pass(_lazy_adam_span, _lazy_adam_nb, rows.size, W.shape[1],
+                   (W, M, V, rows, np.ascontiguousarray(g), lr, b1, b2, eps, one - b1, one - b2))
         return
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):     # inf/nan as the unfused ops
         m_rows = b1 * np.take(M, rows, axis=0) + (one - b1) * g
@@ -144,14 +138,7 @@ def adagrad_rows(W, A, rows, g, lr):
     lr = W.dtype.type(lr)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if HAVE_NUMBA and W.dtype in (np.float32, np.float64) and _all_distinct(rows, W.shape[0]):
-        g = np.ascontiguousarray(g)
-        nchunks = _chunks(rows.size, W.shape[1])
-        if nchunks == 1:        # as in lazy_adam_rows
-            _adagrad_span(W, A, rows, g, lr, 0, rows.size)
-            return
-        workers = worker_count()
-        with parallel_launch():
-            _adagrad_nb(W, A, rows, g, lr, nchunks, workers)
+        _rows_pass(_adagrad_span, _adagrad_nb, rows.size, W.shape[1], (W, A, rows, np.ascontiguousarray(g), lr))
         return
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):     # inf/nan as the unfused ops
         a_rows = np.take(A, rows, axis=0) + g * g
@@ -166,6 +153,18 @@ _BLOCK_BYTES = 4 << 20
 def _chunks(n, d):
     """Chunks of rows the threads pull for n rows of width d (about 64K elements each)."""
     return chunk_count(n * max(d, 1), 1 << 16)
+
+
+def _rows_pass(span, parallel, n, d, args):
+    """`span(*args, 0, n)` on the calling thread when the n rows of width d make one chunk (waking
+    the pool would only start threads with no work), else `parallel(*args, nchunks, workers)`."""
+    nchunks = _chunks(n, d)
+    if nchunks == 1:
+        span(*args, 0, n)
+        return
+    workers = worker_count()
+    with parallel_launch():
+        parallel(*args, nchunks, workers)
 
 
 @njit(cache=True, nogil=True, parallel=True, error_model="numpy")
@@ -197,22 +196,25 @@ def _adam_step_nb(W, M, V, lr, eps, nchunks, workers):
             c = next_chunk(counter)
 
 
-_PARALLEL_MIN = 2 << 16        # smaller tables (one chunk of _chunks) take the NumPy blocks: same arithmetic, no launch
-
-
-def _compiled(*arrays):
-    return (HAVE_NUMBA and arrays[0].size >= _PARALLEL_MIN and arrays[0].dtype in (np.float32, np.float64)
-            and all(a.flags.c_contiguous for a in arrays))
+def _compiled_chunks(*arrays):
+    """The chunks the parallel loop cuts the arrays into, or 0 for the NumPy blocks (same
+    arithmetic, no launch): tables of one chunk, other dtypes, non-contiguous arrays."""
+    a = arrays[0]
+    if not (HAVE_NUMBA and a.dtype in (np.float32, np.float64) and all(x.flags.c_contiguous for x in arrays)):
+        return 0
+    nchunks = _chunks(a.shape[0], a.shape[1])
+    return nchunks if nchunks > 1 else 0
 
 
 def adam_decay(M, V, beta1, beta2):
     """In place on 2-D M, V of one dtype: M *= beta1; V *= beta2 (scalars of that dtype)."""
     t = M.dtype.type
     b1, b2 = t(beta1), t(beta2)
-    if _compiled(M, V):
+    nchunks = _compiled_chunks(M, V)
+    if nchunks:
         workers = worker_count()
         with parallel_launch():
-            _adam_decay_nb(M, V, b1, b2, _chunks(M.shape[0], M.shape[1]), workers)
+            _adam_decay_nb(M, V, b1, b2, nchunks, workers)
         return
     block = max(1, _BLOCK_BYTES // max(1, M.shape[1] * M.itemsize))
     for a in range(0, M.shape[0], block):
@@ -224,10 +226,11 @@ def adam_step(W, M, V, lr, epsilon):
     """In place on 2-D W, M, V of one dtype: W -= lr * M / (sqrt(V) + epsilon)."""
     t = W.dtype.type
     lr, eps = t(lr), t(epsilon)
-    if _compiled(W, M, V):
+    nchunks = _compiled_chunks(W, M, V)
+    if nchunks:
         workers = worker_count()
         with parallel_launch():
-            _adam_step_nb(W, M, V, lr, eps, _chunks(W.shape[0], W.shape[1]), workers)
+            _adam_step_nb(W, M, V, lr, eps, nchunks, workers)
         return
     block = max(1, _BLOCK_BYTES // max(1, W.shape[1] * W.itemsize))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):    # inf/nan as the unfused ops

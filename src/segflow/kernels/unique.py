@@ -8,13 +8,11 @@ inputs take this path (callers keep a sort-based path for other dtypes and for a
 """
 import numpy as np
 
-from segflow.kernels._common import HAVE_NUMBA, BadInput, njit, prefetch
+from segflow.kernels._common import CACHED_BYTES, HAVE_NUMBA, PREFETCH_AHEAD, BadInput, njit, prefetch
 
 __all__ = ["unique_int", "HAVE_NUMBA"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_AHEAD = 16                  # keys ahead whose hash slot is prefetched, for tables over
-_CACHED_BYTES = 1 << 20      # this (smaller ones stay in L2)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -48,21 +46,21 @@ def _unique_hash(x, idx, bits):
     y = np.empty(n, x.dtype)
     count = np.zeros(n, np.int32)
     k = 0
-    if cap * 4 <= _CACHED_BYTES:
+    if cap * 4 <= CACHED_BYTES:
         for i in range(n):
             v = x[i]
             p, k = _find_or_add(where, y, v, _slot(v, shift), mask, k)
             idx[i] = p
             count[p] += 1
     else:
-        # A table past L2: the slot of the key _AHEAD on is prefetched, and a repeat of the key
+        # A table past L2: the slot of the key PREFETCH_AHEAD on is prefetched, and a repeat of the key
         # before (sorted or grouped ids) skips the probe. In L2 neither pays (a probe costs about
         # what the repeat test's mispredictions cost on skewed random ids).
         prev_v = x[0]
         prev_p = -1
         for i in range(n):
-            if i + _AHEAD < n:
-                prefetch(where, _slot(x[i + _AHEAD], shift))
+            if i + PREFETCH_AHEAD < n:
+                prefetch(where, _slot(x[i + PREFETCH_AHEAD], shift))
             v = x[i]
             if prev_p >= 0 and v == prev_v:
                 idx[i] = prev_p
