@@ -70,17 +70,81 @@ print(json.dumps({"before": before, "after": loaded(*names), "svg": "<svg" in pa
     assert got["svg"] and got["same"]
 
 
-def test_numpy_knows_bfloat16_by_name_after_import():
-    # As after `import tensorflow`: TF code writes `x.astype("bfloat16")` (TF's own tile test does).
+def test_import_leaves_ml_dtypes_unloaded_until_a_bfloat16_or_float8_type_is_used():
+    # ml_dtypes 0.7 takes 0.5-0.7 s to import: segflow imports it when one of its types is used.
     got = _fresh("""
-import json
+import json, sys
 import numpy as np
 import segflow as sf
-x = np.array([1.5, -2.25]).astype("bfloat16")
-print(json.dumps({"dtype": sf.as_dtype(x.dtype).name, "values": x.astype(np.float32).tolist(),
+after_import = "ml_dtypes" in sys.modules
+x = sf.constant([1.0, 2.0]) * 3.0                  # float32 work, a gradient: still not loaded
+v = sf.Variable([1.0, 2.0])
+with sf.GradientTape() as tape:
+    y = sf.reduce_sum(v * v)
+g = tape.gradient(y, v)
+after_float32 = "ml_dtypes" in sys.modules
+facts = [sf.bfloat16.size, sf.bfloat16.is_floating, sf.bfloat16 == "bfloat16", sf.dtypes.float8_e5m2.size]
+after_facts = "ml_dtypes" in sys.modules           # name, size and kind need no ml_dtypes
+b = sf.cast(sf.constant([1.5, -2.25]), sf.bfloat16)
+named = np.array([1.5, -2.25]).astype("bfloat16")  # NumPy knows the names once it is loaded
+print(json.dumps({"import": after_import, "float32": after_float32, "facts": facts,
+                  "after_facts": after_facts, "after_cast": "ml_dtypes" in sys.modules,
+                  "b": np.asarray(b).astype(np.float32).tolist(), "dtype": b.dtype.name,
+                  "named": sf.as_dtype(named.dtype).name, "g": np.asarray(g).tolist(),
                   "f8": np.dtype("float8_e4m3fn").itemsize}))
 """)
-    assert got == {"dtype": "bfloat16", "values": [1.5, -2.25], "f8": 1}
+    assert not got["import"] and not got["float32"] and not got["after_facts"], got
+    assert got["facts"] == [2, True, True, 1]
+    assert got["after_cast"]
+    assert got["b"] == [1.5, -2.25] and got["dtype"] == "bfloat16" and got["named"] == "bfloat16"
+    assert got["g"] == [2.0, 4.0] and got["f8"] == 1
+
+
+def test_tensorflows_dtypes_module_name_makes_numpy_know_the_names():
+    # TF's tests import tensorflow.python.framework.dtypes (segflow.framework.dtypes through the
+    # import shim) and then write `x.astype("bfloat16")`, as TF's own module imports ml_dtypes.
+    got = _fresh("""
+import json, sys
+import numpy as np
+import segflow as sf
+before = "ml_dtypes" in sys.modules
+from segflow.framework import dtypes
+x = np.array([1.5, -2.25]).astype("bfloat16")
+print(json.dumps({"before": before, "dtype": dtypes.as_dtype(x.dtype).name,
+                  "same": dtypes.bfloat16 is sf.bfloat16, "values": x.astype(np.float32).tolist(),
+                  "f8": np.dtype("float8_e4m3fn").itemsize}))
+""")
+    assert got == {"before": False, "dtype": "bfloat16", "same": True, "values": [1.5, -2.25], "f8": 1}
+
+
+def test_arrays_of_ml_dtypes_types_made_by_the_program_reach_segflow_ops():
+    # The program imported ml_dtypes itself and hands segflow its arrays before any segflow code
+    # touched those types: the op's dtype check, from_numpy and a gradient still know them.
+    got = _fresh("""
+import json
+import ml_dtypes
+import numpy as np
+import segflow as sf
+a = np.array([1.0, 2.0, 3.0], dtype=ml_dtypes.bfloat16)
+s = sf.reduce_sum(a)
+seg = sf.math.unsorted_segment_sum(a, np.array([0, 1, 0]), 2)
+v = sf.Variable(a)
+with sf.GradientTape() as tape:
+    y = sf.reduce_sum(v * v)
+g = tape.gradient(y, v)
+f8 = sf.gather(np.array([1.0, 2.0, 4.0], dtype=ml_dtypes.float8_e5m2), [2, 0])
+print(json.dumps({"sum": float(np.asarray(s)), "dtype": s.dtype.name,
+                  "seg": np.asarray(seg).astype(np.float32).tolist(),
+                  "g": np.asarray(g).astype(np.float32).tolist(), "gdtype": g.dtype.name,
+                  "f8": np.asarray(f8).astype(np.float32).tolist(), "f8dtype": f8.dtype.name,
+                  "as_dtype": [sf.as_dtype(ml_dtypes.bfloat16).name,
+                               sf.as_dtype(np.dtype(ml_dtypes.float8_e4m3fn)).name]}))
+""")
+    assert got["sum"] == 6.0 and got["dtype"] == "bfloat16"
+    assert got["seg"] == [4.0, 2.0]
+    assert got["g"] == [2.0, 4.0, 6.0] and got["gdtype"] == "bfloat16"
+    assert got["f8"] == [4.0, 1.0] and got["f8dtype"] == "float8_e5m2"
+    assert got["as_dtype"] == ["bfloat16", "float8_e4m3fn"]
 
 
 def test_a_large_op_compiles_and_every_kernel_becomes_a_dispatcher():

@@ -11,10 +11,10 @@ The flat namespace mirrors `tf`; the modules under segflow.framework / ops / eag
 `tensorflow.python.*`.
 """
 from segflow.eager import context as _context
-from segflow.framework import dtypes as _dtypes
+from segflow._core import dtypes as _dtypes   # not framework.dtypes: that face loads ml_dtypes
 from segflow.framework import errors
 from segflow.framework import ops as _ops
-from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,
+from segflow._core.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,
                                       float32, float64, half, int8, int16, int32, int64, qint8, qint16, qint32,
                                       quint8, quint16, resource, string, uint8, uint16, uint32, uint64, variant)
 from segflow.framework.tensor_shape import TensorShape, Dimension

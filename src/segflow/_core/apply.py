@@ -133,7 +133,8 @@ def _run_eager(opdef, tensors, args, attrs, name):
             # NumPy's builtin dtypes are singletons: `is` settles the common case without `!=`.
             if args[p].dtype is not dt and args[p].dtype != dt:
                 raise _dtype_mismatch(opdef, name, p0, p, dt, args[p].dtype)
-        if allowed is not None and dt not in allowed:
+        if allowed is not None and dt not in allowed and not (
+                dtypes.learn_numpy_dtype(dt) and dt in allowed):
             raise _dtype_not_allowed(opdef, name, p0, attr, dt)
     if opdef.defaults:
         full = dict(opdef.defaults)

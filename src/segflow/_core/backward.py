@@ -109,14 +109,16 @@ def graph_aggregate(grads, aggregation_method=None, producer=None, colocate_with
 
 
 _BACKPROPAGATABLE = frozenset(dtypes.FLOATING + dtypes.COMPLEX + (dtypes.resource, dtypes.variant))
-_BACKPROPAGATABLE_NP = frozenset(d.np for d in dtypes.FLOATING + dtypes.COMPLEX)
+# NumPy's dtypes of those (bfloat16 is told by name: its np.dtype would import ml_dtypes).
+_BACKPROPAGATABLE_NP = frozenset(d.np for d in dtypes.FLOATING + dtypes.COMPLEX if d is not dtypes.bfloat16)
 
 
 def is_backpropagatable(t):
     """Gradients flow through float16/bfloat16/float32/float64, complex, resource and variant
     tensors (TF's trainable dtypes); not through integers, bool, strings or 8-bit floats."""
     if type(t) is EagerTensor:      # its array's dtype decides, without making the DType (a walk asks
-        return t._value.dtype in _BACKPROPAGATABLE_NP      # about every input of every op twice)
+        dt = t._value.dtype         # about every input of every op twice)
+        return dt in _BACKPROPAGATABLE_NP or (dt.kind == "V" and dt.name == "bfloat16")
     return t.dtype in _BACKPROPAGATABLE
 
 

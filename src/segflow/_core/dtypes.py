@@ -8,12 +8,25 @@ arguments (a `DType`, an `np.dtype`, a NumPy scalar type, a name) are one dict l
 """
 
 import builtins
+import sys
+import threading
 
-# Imported with segflow (about 13 ms) even though few programs use bfloat16 or float8: as after
-# `import tensorflow`, NumPy must know those types by name (`x.astype("bfloat16")`, which
-# TensorFlow's own tests and users' code do); importing ml_dtypes is what registers them.
-import ml_dtypes
 import numpy as np
+
+# ml_dtypes (bfloat16 and the float8 types) is imported only when one of its types is first used:
+# ml_dtypes 0.7 takes 0.5-0.7 s to import next to NumPy 2.4 (it registers thousands of ufunc loops,
+# and NumPy looks each new loop up in a list), where 0.4-0.6 took about 5-13 ms. Until then the
+# three DTypes below have no `np` / `as_numpy_dtype`; the first read of either (`sf.bfloat16.np`,
+# `as_numpy_dtype`, `min`/`max`, a bfloat16 array reaching `from_numpy`) imports ml_dtypes and
+# fills them in (`ml_dtypes_module`). Everything else about these DTypes (name, size, enum, the
+# is_* flags, equality with names and other DTypes) is known without it. A program that names the
+# types to NumPy as strings (`x.astype("bfloat16")`) needs ml_dtypes imported first: by itself, by
+# touching `sf.bfloat16.as_numpy_dtype`, or by importing segflow.framework.dtypes (TensorFlow's
+# module name, which imports it as TensorFlow's does); NumPy learns the names from that import.
+_ML_TYPES = {"bfloat16": 2, "float8_e5m2": 1, "float8_e4m3fn": 1}   # name -> bytes per element
+_ml_lock = threading.Lock()
+_ml_module = None
+_ml_hooks = []        # called once ml_dtypes is loaded (tables of NumPy dtypes built before then)
 
 __all__ = [
     "DType", "as_dtype", "from_numpy",
@@ -49,15 +62,17 @@ class DType:
                  "size")
 
     def __init__(self, name, enum, np_type, numpy_compatible=True):
-        np_dtype = np.dtype(np_type)
-        kind = np_dtype.kind
-        numeric = numpy_compatible and name != "string"
-        quantized = np_dtype.names is not None
         sets = object.__setattr__
         sets(self, "name", name)
-        # A structured dtype has no scalar type of its own (np.void): TF names the np.dtype itself.
-        sets(self, "as_numpy_dtype", np_dtype if quantized else np_dtype.type)
-        sets(self, "np", np_dtype)
+        if np_type is None:               # an ml_dtypes type: `np` and `as_numpy_dtype` come later
+            kind, quantized, size = "V", False, _ML_TYPES[name]
+        else:
+            np_dtype = np.dtype(np_type)
+            kind, quantized, size = np_dtype.kind, np_dtype.names is not None, np_dtype.itemsize
+            # A structured dtype has no scalar type of its own (np.void): TF names the np.dtype.
+            sets(self, "as_numpy_dtype", np_dtype if quantized else np_dtype.type)
+            sets(self, "np", np_dtype)
+        numeric = numpy_compatible and name != "string"
         sets(self, "as_datatype_enum", enum)
         # ml_dtypes.bfloat16 has kind "V", so floating is decided by name, not by kind.
         sets(self, "is_floating", name in ("float16", "bfloat16", "float32", "float64") or name.startswith("float8"))
@@ -68,7 +83,14 @@ class DType:
         sets(self, "is_quantized", quantized)
         sets(self, "is_numpy_compatible", numpy_compatible)
         sets(self, "real_dtype", self)  # complex types are fixed up once float32/float64 exist
-        sets(self, "size", np_dtype.itemsize)
+        sets(self, "size", size)
+
+    def __getattr__(self, name):
+        # Reached only for an unset slot: `np` / `as_numpy_dtype` of an ml_dtypes type not yet loaded.
+        if name in ("np", "as_numpy_dtype") and self.name in _ML_TYPES:
+            ml_dtypes_module()
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"'DType' object has no attribute {name!r}")
 
     def __setattr__(self, name, value):
         raise AttributeError(f"DType is immutable: cannot set {name!r}")
@@ -89,7 +111,7 @@ class DType:
           TypeError: for complex, string, resource and variant.
         """
         if self.is_floating:
-            return (np.finfo if self.name in ("float16", "float32", "float64") else ml_dtypes.finfo)(self.np).min
+            return self._finfo().min
         if self.is_integer:
             return np.iinfo(self.np).min
         if self.is_bool:
@@ -104,12 +126,15 @@ class DType:
           TypeError: for complex, string, resource and variant.
         """
         if self.is_floating:
-            return (np.finfo if self.name in ("float16", "float32", "float64") else ml_dtypes.finfo)(self.np).max
+            return self._finfo().max
         if self.is_integer:
             return np.iinfo(self.np).max
         if self.is_bool:
             return True
         raise TypeError(f"Cannot find maximum value of {self}.")
+
+    def _finfo(self):
+        return (ml_dtypes_module().finfo if self.name in _ML_TYPES else np.finfo)(self.np)
 
     @property
     def limits(self):
@@ -156,7 +181,7 @@ class DType:
 
 
 float16 = DType("float16", 19, np.float16)
-bfloat16 = DType("bfloat16", 14, ml_dtypes.bfloat16)
+bfloat16 = DType("bfloat16", 14, None)      # ml_dtypes.bfloat16, once loaded
 float32 = DType("float32", 1, np.float32)
 float64 = DType("float64", 2, np.float64)
 int8 = DType("int8", 6, np.int8)
@@ -175,8 +200,8 @@ resource = DType("resource", 20, np.object_, numpy_compatible=False)
 variant = DType("variant", 21, np.object_, numpy_compatible=False)
 # 8-bit floats (ml_dtypes): storage types that gather, stitch, reshape and cast move; no math and no
 # gradients (TF does not backpropagate through them either).
-float8_e5m2 = DType("float8_e5m2", 24, ml_dtypes.float8_e5m2)
-float8_e4m3fn = DType("float8_e4m3fn", 25, ml_dtypes.float8_e4m3fn)
+float8_e5m2 = DType("float8_e5m2", 24, None)
+float8_e4m3fn = DType("float8_e4m3fn", 25, None)
 
 # Quantized integers (TF's qint8, quint8, qint16, quint16, qint32): storage types that
 # dynamic_stitch, gather, identity, reshape, concat and cast move, and nothing computes with (an op
@@ -208,14 +233,15 @@ QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
 ALL = NUMERIC + FLOAT8 + (bool, string, resource, variant)   # QUANTIZED stand apart: no op computes with them
 
 # np.dtype instance -> DType. `string` owns np.dtype(object); resource and variant are reached by name.
-_NP_TO_DTYPE = {d.np: d for d in NUMERIC + FLOAT8 + QUANTIZED + (bool, string)}
+_ML = tuple(d for d in NUMERIC + FLOAT8 if d.name in _ML_TYPES)
+_NP_TO_DTYPE = {d.np: d for d in NUMERIC + FLOAT8 + QUANTIZED + (bool, string) if d not in _ML}
 
 # TensorFlow's names (and aliases) -> DType.
 _NAME_TO_DTYPE = {d.name: d for d in ALL + QUANTIZED}
 _NAME_TO_DTYPE.update(half=float16, float=float32, double=float64)
 
 # Scalar types -> DType: NumPy's, plus the Python types with convert_to_tensor's defaults.
-_TYPE_TO_DTYPE = {d.as_numpy_dtype: d for d in NUMERIC + FLOAT8 + (bool, string)}
+_TYPE_TO_DTYPE = {d.as_numpy_dtype: d for d in NUMERIC + FLOAT8 + (bool, string) if d not in _ML}
 _TYPE_TO_DTYPE.update({
     _float: float32, _int: int32, _bool: bool, _complex: complex128,
     _str: string, bytes: string, np.str_: string, np.bytes_: string,
@@ -224,9 +250,57 @@ _TYPE_TO_DTYPE.update({
 _ENUM_TO_DTYPE = {d.as_datatype_enum: d for d in ALL + QUANTIZED}
 
 
+def ml_dtypes_module():
+    """The ml_dtypes module, imported (and the bfloat16 / float8 DTypes completed) on first use."""
+    global _ml_module
+    if _ml_module is None:
+        with _ml_lock:
+            if _ml_module is None:
+                import ml_dtypes
+                sets = object.__setattr__
+                for d in _ML:
+                    np_dtype = np.dtype(getattr(ml_dtypes, d.name))
+                    sets(d, "as_numpy_dtype", np_dtype.type)
+                    sets(d, "np", np_dtype)
+                    _NP_TO_DTYPE[np_dtype] = d
+                    _TYPE_TO_DTYPE[np_dtype.type] = d
+                _ml_module = ml_dtypes
+                for hook in _ml_hooks:
+                    hook()
+    return _ml_module
+
+
+def learn_numpy_dtype(np_dtype):
+    """For a NumPy dtype that no table here knows: if it may be an ml_dtypes type (an array of
+    one exists, so the program imported ml_dtypes), completes the ml_dtypes DTypes and the tables
+    and returns True (ask again); else False."""
+    if np_dtype.kind == "V" and _ml_module is None and "ml_dtypes" in sys.modules:
+        ml_dtypes_module()
+        return True
+    return False
+
+
+def has_numpy_dtype(d):
+    """Whether DType `d`'s `np` is known without importing ml_dtypes."""
+    return _ml_module is not None or d.name not in _ML_TYPES
+
+
+def when_ml_dtypes_loads(hook):
+    """Calls `hook()` once ml_dtypes is loaded (now, if it is)."""
+    with _ml_lock:
+        if _ml_module is None:
+            _ml_hooks.append(hook)
+            return
+    hook()
+
+
 def _from_numpy_slow(np_dtype):
     if np_dtype.kind in "SUO":
         return string
+    if learn_numpy_dtype(np_dtype):
+        found = _NP_TO_DTYPE.get(np_dtype)
+        if found is not None:
+            return found
     # A byte-swapped or aliased dtype (">f4", np.longlong) maps by its scalar type.
     found = _TYPE_TO_DTYPE.get(np_dtype.type)
     if found is None:

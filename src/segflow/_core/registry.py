@@ -141,11 +141,20 @@ def _dtype_set(types):
 
 
 def _np_set(dtype_set):
-    """frozenset of the NumPy dtypes of a `_dtype_set`, shared as those are."""
+    """The set of the NumPy dtypes of a `_dtype_set`, shared as those are. Built without the
+    ml_dtypes types while ml_dtypes is not loaded; `_add_ml_dtypes` adds them when it is."""
     found = _NP_SETS.get(dtype_set)
     if found is None:
-        found = _NP_SETS[dtype_set] = frozenset(t.np for t in dtype_set)
+        found = _NP_SETS[dtype_set] = {t.np for t in dtype_set if dtypes.has_numpy_dtype(t)}
     return found
+
+
+def _add_ml_dtypes():
+    for dtype_set, np_set in list(_NP_SETS.items()):
+        np_set.update(t.np for t in dtype_set)
+
+
+dtypes.when_ml_dtypes_loads(_add_ml_dtypes)
 
 
 class OpDef:

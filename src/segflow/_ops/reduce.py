@@ -101,14 +101,14 @@ def _mean(x, axis=None, keepdims=False, dtype=None):
 
 def _max(x, axis=None, keepdims=False):
     if x.size == 0:
-        init = -np.inf if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16.np else np.iinfo(x.dtype).min
+        init = -np.inf if x.dtype.kind == "f" or x.dtype.name == "bfloat16" else np.iinfo(x.dtype).min
         return np.max(x, axis=axis, keepdims=keepdims, initial=init)
     return np.max(x, axis=axis, keepdims=keepdims)
 
 
 def _min(x, axis=None, keepdims=False):
     if x.size == 0:
-        init = np.inf if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16.np else np.iinfo(x.dtype).max
+        init = np.inf if x.dtype.kind == "f" or x.dtype.name == "bfloat16" else np.iinfo(x.dtype).max
         return np.min(x, axis=axis, keepdims=keepdims, initial=init)
     return np.min(x, axis=axis, keepdims=keepdims)
 
@@ -130,7 +130,7 @@ def _euclidean_norm(x, axis=None, keepdims=False):
         via = np.int64 if x.dtype.itemsize == 8 else np.int32
         r = np.where(np.isnan(r), np.iinfo(via).min, np.nan_to_num(r)).astype(via)
         return r.astype(x.dtype)
-    if x.dtype == dtypes.bfloat16.np:  # TF's bfloat16 specialization squares and sums in float32
+    if x.dtype.name == "bfloat16":  # TF's bfloat16 specialization squares and sums in float32
         x = x.astype(np.float32)
     wide = np.complex128 if x.dtype.kind == "c" else np.float64
     with np.errstate(all="ignore"):

@@ -2,8 +2,9 @@
 variables and their initializers, the `train` optimizers - beside the flat ops."""
 from segflow import debugging, linalg, math, ragged, random, sparse, train
 from segflow.compat.v1 import nn
-from segflow.framework import dtypes, errors
-from segflow.framework.dtypes import (DType, as_dtype, bfloat16, bool, complex128, complex64, double, float16,
+from segflow._core import dtypes
+from segflow.framework import errors
+from segflow._core.dtypes import (DType, as_dtype, bfloat16, bool, complex128, complex64, double, float16,
                                       float32, float64, half, int16, int32, int64, int8, resource, string,
                                       uint16, uint32, uint64, uint8, variant)
 from segflow.framework.tensor_shape import Dimension, TensorShape, dimension_at_index, dimension_value

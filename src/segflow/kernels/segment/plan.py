@@ -29,13 +29,6 @@ from segflow.kernels._common import (HAVE_NUMBA, BadInput, accumulator_dtype, ch
                                      parallel_launch, planned_workers, worker_count)
 from segflow.kernels.segment.loops import MAX, MIN, PROD, SUM
 
-try:
-    import ml_dtypes
-    _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover
-    ml_dtypes = None
-    _BFLOAT16 = None
-
 _SMALL = 1 << 15          # below this many elements, run on one thread with one chunk
 _TINY = 1 << 12           # below this many, NumPy (no compiled loop: Numba is not even imported)
 _PRIVATE_MAX_BYTES = 2 << 20   # per-chunk accumulators of random-id scatters stay under this
@@ -53,16 +46,24 @@ _SIGN = np.int64(-(1 << 63))     # uint64 ^ sign bit, viewed as int64, keeps the
 
 # ----------------------------------------------------------------------------- the kinds
 
+def _is_bfloat16(dtype):
+    # by name: comparing with np.dtype(ml_dtypes.bfloat16) would import ml_dtypes (see dtypes.py)
+    return dtype.name == "bfloat16"
+
+
 def _is_float_like(dtype):
-    return dtype.kind in "fc" or dtype == _BFLOAT16
+    return dtype.kind in "fc" or _is_bfloat16(dtype)
 
 
 def _extremes(dtype):
     """(lowest finite, highest finite) of `dtype`."""
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
+    elif _is_bfloat16(dtype):
+        import ml_dtypes          # already imported: a bfloat16 array exists
+        info = ml_dtypes.finfo(dtype)
     else:
-        info = ml_dtypes.finfo(dtype) if dtype == _BFLOAT16 else np.finfo(dtype)
+        info = np.finfo(dtype)
     return info.min, info.max
 
 
@@ -172,7 +173,7 @@ class Plan:
             else:
                 self.cd = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
                 self.mode = "pairs"
-        elif dtype in (np.float16, np.float32) or dtype == _BFLOAT16:
+        elif dtype in (np.float16, np.float32) or _is_bfloat16(dtype):
             self.cd = np.dtype(np.float32)
         elif dtype == np.float64:
             self.cd = dtype
