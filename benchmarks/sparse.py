@@ -60,7 +60,11 @@ def measure(fn, repeat):
 def measure_all(fns, repeat, repeats=None):
     """Median seconds per call of each of `fns` (name -> callable), after one warm-up call each.
     The calls are interleaved (round r calls every function once), so a burst of load from other
-    processes hits all of them alike. `repeats` (name -> count) lowers the count of slow ones."""
+    processes hits all of them alike. `repeats` (name -> count) lowers the count of slow ones.
+    Each timed call follows an untimed call of the same function: what is timed is the function
+    called in a loop, as a training step calls it, not its first call after another library's
+    (a 13 ms single-threaded `table[idx]` left the VM's second core asleep, and the next parallel
+    gather took 2.9 ms instead of 1.9-2.3)."""
     repeats = repeats or {}
     for fn in fns.values():
         fn()
@@ -72,6 +76,7 @@ def measure_all(fns, repeat, repeats=None):
             gc.collect()
             gc.disable()
             try:
+                fn()
                 t0 = _timer()
                 fn()
                 times[name].append(_timer() - t0)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from segflow.kernels import gather as gk
+from segflow.kernels import _common, gather as gk
 
 try:
     import ml_dtypes
@@ -15,10 +15,12 @@ except ImportError:  # pragma: no cover
                                    np.bool_, np.complex64, np.complex128] + BF16)
 @pytest.mark.parametrize("inner", [(), (1,), (3,), (64,), (5, 3)])
 @pytest.mark.parametrize("n", [0, 7, 40_000])
-@pytest.mark.parametrize("always_compiled", [False, True])
+@pytest.mark.parametrize("always_compiled", [False, True, "streaming"])
 def test_matches_np_take(dtype, inner, n, always_compiled, monkeypatch):
     if always_compiled:   # every size through the compiled loop (odd row widths copy uint8/uint32 words)
         monkeypatch.setattr(gk, "_PARALLEL_MIN_BYTES", 0)
+    if always_compiled == "streaming":   # and written with streaming stores, as outputs past the cache are
+        monkeypatch.setattr(gk, "streaming_pays", lambda nbytes: True)
     rng = np.random.default_rng(0)
     table = (rng.standard_normal((1000,) + inner) * 50).astype(dtype)
     rows = rng.integers(0, 1000, n)
@@ -40,3 +42,19 @@ def test_int32_rows_and_non_contiguous_table():
 def test_object_dtype_falls_back():
     table = np.array([["a"], ["bb"], ["c"]], dtype=object)
     np.testing.assert_array_equal(gk.take_rows(table, np.array([2, 0, 2])), table[[2, 0, 2]])
+
+
+def test_only_outputs_larger_than_half_the_last_level_cache_stream():
+    llc = _common.last_level_cache_bytes()
+    assert llc >= 1 << 20            # sysfs reports at least a 1 MiB cache, or the 32 MiB default
+    assert not _common.streaming_pays(llc // 2) and _common.streaming_pays(llc // 2 + 1)
+
+
+def test_a_gather_larger_than_the_cache_streams_and_matches(monkeypatch):
+    seen = []
+    monkeypatch.setattr(gk, "streaming_pays", lambda nbytes: seen.append(nbytes) or True)
+    rng = np.random.default_rng(2)
+    table = rng.standard_normal((20_000, 64)).astype(np.float32)
+    rows = rng.integers(0, 20_000, 50_000)
+    np.testing.assert_array_equal(gk.take_rows(table, rows), table[rows])
+    assert seen == [50_000 * 256]

@@ -1,7 +1,8 @@
 """Shared pieces of the kernels: the BadInput exception, index formatting, Numba import, the
 guard around launches of parallel kernels (`parallel_launch`), the chunk counter parallel kernels
-pull work from (`next_chunk`, `chunk_count`), software prefetch (`prefetch`, `prefetch_lines`)
-and the start of Numba's thread pool (`worker_count`)."""
+pull work from (`next_chunk`, `chunk_count`), software prefetch (`prefetch`, `prefetch_lines`),
+streaming stores (`stream_store`, `store_fence`, `streaming_pays`) and the start of Numba's thread
+pool (`worker_count`)."""
 import importlib.util
 import os
 import sys
@@ -385,6 +386,121 @@ def prefetch_lines(flat, start, lines):
 def row_lines(row_bytes):
     """How many cache lines of a row of `row_bytes` to prefetch: all of them, at most 8."""
     return min(8, (row_bytes + 63) // 64)
+
+
+# ----------------------------------------------------------------------------------------------
+# Streaming stores
+#
+# A loop that writes a large output it never reads back (a gather's result) pays for each output
+# line twice with ordinary stores: the line is read into the cache before it is written, and
+# evicted later. `stream_store(out, i, j, v)` writes out[i, j] with a non-temporal store, which
+# goes to memory through write-combining buffers without that read; a loop using it calls
+# `store_fence()` before its results are handed on (the end of each chunk). Worth it only for
+# outputs larger than the last-level cache (`streaming_pays`): a smaller output that the next op
+# reads would have been found in the cache (1e4 rows of 256 bytes, then a sum of them: 1.2x the
+# time with streaming stores; 1e5 rows, 25.6 MB against a 32 MB L3: 0.9x for the gather alone).
+# On machines other than x86-64 both are plain stores and no fence.
+
+def _stream_store_python(arr, i, j, v):  # pragma: no cover - without Numba nothing streams
+    arr[i, j] = v
+
+
+def _store_fence_python():  # pragma: no cover
+    return None
+
+
+_stream_store = _stream_store_python
+_store_fence = _store_fence_python
+
+
+@on_numba
+def _define_streaming():
+    global _stream_store, _store_fence
+    import platform
+
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    x86 = platform.machine().lower() in ("x86_64", "amd64")
+
+    @intrinsic
+    def stream_store_intrinsic(typingctx, arr, i, j, v):
+        if not (isinstance(arr, types.Array) and arr.ndim == 2 and arr.dtype == v
+                and isinstance(i, types.Integer) and isinstance(j, types.Integer)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            index = [context.cast(builder, args[k], signature.args[k], types.intp) for k in (1, 2)]
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, index,
+                                           wraparound=False, boundscheck=False)
+            store = builder.store(args[3], ptr)
+            if x86:
+                store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+            return context.get_dummy_value()
+
+        return types.void(arr, i, j, v), codegen
+
+    @intrinsic
+    def store_fence_intrinsic(typingctx):
+        def codegen(context, builder, signature, args):
+            if x86:
+                fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), []),
+                                                    "llvm.x86.sse.sfence")
+                builder.call(fn, [])
+            return context.get_dummy_value()
+
+        return types.void(), codegen
+
+    _stream_store = stream_store_intrinsic
+    _store_fence = store_fence_intrinsic
+
+
+@njit(cache=True, nogil=True, inline="always")
+def stream_store(arr, i, j, v):
+    """arr[i, j] = v with a non-temporal store (a plain one off x86-64)."""
+    _stream_store(arr, i, j, v)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def store_fence():
+    """Orders this thread's streaming stores before what it writes next (x86 `sfence`)."""
+    _store_fence()
+
+
+_llc_bytes = None
+
+
+def last_level_cache_bytes():
+    """The size of the largest CPU cache Linux reports (sysfs), else 32 MiB."""
+    global _llc_bytes
+    if _llc_bytes is None:
+        size = 0
+        base = "/sys/devices/system/cpu/cpu0/cache"
+        try:
+            for entry in os.listdir(base):
+                try:
+                    with open(os.path.join(base, entry, "size")) as f:
+                        text = f.read().strip().upper()
+                except OSError:
+                    continue
+                scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+                digits = text.rstrip("KMG")
+                if digits.isdigit():
+                    size = max(size, int(digits) * scale)
+        except OSError:
+            pass
+        _llc_bytes = size or (32 << 20)
+    return _llc_bytes
+
+
+def streaming_pays(nbytes):
+    """Whether an output of `nbytes` is written with streaming stores: when it is larger than half
+    the last-level cache (it would not stay there for the next op anyway)."""
+    return nbytes > last_level_cache_bytes() // 2
 
 
 def chunk_count(work, grain, limit=256):

@@ -4,25 +4,30 @@
 (1e5 rows of a 1e6 x 64 float32 table) are memory-bound random row copies; one thread reaches
 about half the copy bandwidth, so the rows are split over the Numba threads (the result is a copy,
 identical whatever the thread count). Rows are copied as raw words (uint64/uint32/uint8 views), so
-every non-object dtype takes the same compiled loop. Small gathers, non-contiguous tables and
-object arrays use np.take.
+every non-object dtype takes the same compiled loop; outputs larger than the last-level cache are
+written with streaming stores. Small gathers, non-contiguous tables and object arrays use np.take.
 """
 import numpy as np
 
 from segflow.kernels._common import (HAVE_NUMBA, chunk_count, next_chunk, njit, parallel_launch, prange,
-                                     ROW_AHEAD, prefetch_lines, row_lines, worker_count)
+                                     prefetch_lines, row_lines, store_fence, stream_store, streaming_pays,
+                                     worker_count)
 
 __all__ = ["take_rows"]
 
 _PARALLEL_MIN_BYTES = 1 << 20      # below this many output bytes np.take is as fast
 _CHUNK_BYTES = 1 << 18             # output bytes per chunk the threads pull
+# Rows ahead whose first lines are prefetched. 1e5 random rows of 256 bytes, 2 threads, the kernel
+# alone, ordinary / streaming stores, ms: 4 rows 2.44-2.55 / 2.70-2.74, 8: 2.02-2.24 / 1.95-2.03,
+# 16: 1.90-1.99 / 1.80-1.82, 32: 1.99-2.01 / 1.91-1.92 (the copy floor of those bytes ~1.77).
+_ROWS_AHEAD = 16
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _take_rows_nb(table, rows, out, nchunks, workers):
+def _take_rows_nb(table, rows, out, nchunks, workers, stream):
     """out[i] = table[rows[i]]; each chunk prefetches the first cache lines (up to 8) of the row
-    ROW_AHEAD rows ahead (1e5 random rows: 0.6-0.85x the time without for rows of 64-256 bytes,
-    0.88x for 512)."""
+    _ROWS_AHEAD rows ahead, and writes with streaming stores if `stream` (an output larger than
+    the cache: see kernels/_common.py)."""
     n = rows.shape[0]
     d = table.shape[1]
     flat = table.reshape(-1)
@@ -34,11 +39,17 @@ def _take_rows_nb(table, rows, out, nchunks, workers):
             a = n * c // nchunks
             b = n * (c + 1) // nchunks
             for i in range(a, b):
-                if i + ROW_AHEAD < b:
-                    prefetch_lines(flat, rows[i + ROW_AHEAD] * d, lines)
+                if i + _ROWS_AHEAD < b:
+                    prefetch_lines(flat, rows[i + _ROWS_AHEAD] * d, lines)
                 r = rows[i]
-                for j in range(d):
-                    out[i, j] = table[r, j]
+                if stream:
+                    for j in range(d):
+                        stream_store(out, i, j, table[r, j])
+                else:
+                    for j in range(d):
+                        out[i, j] = table[r, j]
+            if stream:
+                store_fence()
             c = next_chunk(counter)
 
 
@@ -62,5 +73,5 @@ def take_rows(table, rows):
     workers = worker_count()
     with parallel_launch():
         _take_rows_nb(src, np.ascontiguousarray(rows, dtype=np.int64), dst,
-                      chunk_count(n * row_bytes, _CHUNK_BYTES), workers)
+                      chunk_count(n * row_bytes, _CHUNK_BYTES), workers, streaming_pays(n * row_bytes))
     return out
