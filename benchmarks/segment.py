@@ -12,8 +12,14 @@ directly. Each library runs in its own process (thread pools never share one) on
 data. The processes live for the whole run and take turns inside every round, in a rotating order,
 so every library is timed over the same minutes: on a shared machine whose speed drifts, the
 ratios compare like with like. Within a process the implementations take turns too; each timed
-call follows a wait for a quiet machine and one untimed call, and the table gives the median and
-the range over the rounds. JAX is timed jitted, its inputs already on the device, with
+call follows a wait for a quiet machine and then a warm-up burst of untimed calls of the same
+function (`--warm-ms`, 200 ms by default; 0: a single untimed call), and the table gives the median
+and the range over the rounds. The burst is there because this kind of VM comes back slowly from
+an idle pause: after a 0.3 s pause and one untimed call, a sorted 1e6 x 16 float32 segment sum took
+10.1 ms on 2 threads and 10.1 ms on 1; after five untimed calls, 3.4 and 4.7 ms (in this benchmark,
+with 50 ms of warm-up 4.4 ms, with 200 ms 3.4 ms; JAX's single-threaded 3.6 ms either way). What is
+timed is then the op as a training loop meets it, for every library alike; `--warm-ms 0` times
+it after an idle pause. JAX is timed jitted, its inputs already on the device, with
 `block_until_ready`. Libraries that are not installed are skipped. `main()` is
 what `benchmarks/run_all.py` calls.
 """
@@ -77,6 +83,14 @@ def timeit_all(fns, repeat, quiet_s=0.0, slow_s=1.0):
             ts.append(time.perf_counter() - t)
     return {name: float(np.median(ts)) if ts else float("nan")
             for name, ts in times.items()} | {n: float("nan") for n in fns if n not in times}
+
+
+def warm_up(fn, warm_s):
+    """Untimed calls of `fn`: at least one, and more until `warm_s` seconds have passed."""
+    start = time.perf_counter()
+    fn()
+    while time.perf_counter() - start < warm_s:
+        fn()
 
 
 def wait_for_quiet(limit_s):
@@ -232,6 +246,9 @@ def jax_impls(op, data, ids, S, sorted_ids, indices=None):
     if jax is None:
         return {}
     import jax.numpy as jnp
+    # 64-bit cases in their own dtype: by default JAX makes float64 / int64 arrays 32-bit, and
+    # then reads half the bytes the other libraries do.
+    jax.config.update("jax_enable_x64", True)
     x = jnp.asarray(data)
     i = jnp.asarray(ids)
     fns = {"sum": lambda x, i: jax.ops.segment_sum(x, i, S, indices_are_sorted=sorted_ids),
@@ -335,8 +352,8 @@ def _case(job):
 def serve(group):
     """In a child process: one library group's implementations, driven over stdin / stdout by the
     parent (`interleaved`). Commands (JSON lines): ["prepare", job] builds the case's data (the
-    same in every process) and its impls, each called once; ["round", quiet_s] times every impl
-    once, each after a quiet wait and an untimed call; ["drop"]. Replies are JSON lines."""
+    same in every process) and its impls, each called once; ["round", quiet_s, warm_s] times every
+    impl once, each after a quiet wait and a warm-up burst (`warm_up`); ["drop"]. Replies are JSON lines."""
     fns, floor = {}, 0
     for line in sys.stdin:
         cmd = json.loads(line)
@@ -359,7 +376,7 @@ def serve(group):
             reply = {}
             for name, fn in fns.items():
                 wait_for_quiet(cmd[1])
-                fn()              # untimed: after the quiet wait the threads (and vCPUs) sleep
+                warm_up(fn, cmd[2])   # untimed: after the quiet wait the threads (and vCPUs) sleep
                 t = time.perf_counter()
                 fn()
                 reply[name] = time.perf_counter() - t
@@ -392,7 +409,7 @@ class _Worker:
             self.proc.wait(timeout=60)
 
 
-def interleaved(groups, jobs, repeat, quiet_s, slow_s=1.0):
+def interleaved(groups, jobs, repeat, quiet_s, slow_s=1.0, warm_s=0.05):
     """{label: {"floor_bytes", "times": {impl: median s}, "spread": {impl: (min, max) s}}}.
     Every library group lives in its own process for the whole run (thread pools never share a
     process), and the processes take turns inside every round, in a rotating order, so each
@@ -426,7 +443,7 @@ def interleaved(groups, jobs, repeat, quiet_s, slow_s=1.0):
                 for w in workers[k:] + workers[:k]:
                     if r >= 3 and all(np.median(times[n]) > slow_s for n in names.get(w.group, [])):
                         continue
-                    for name, t in w.ask("round", quiet_s).items():
+                    for name, t in w.ask("round", quiet_s, warm_s).items():
                         times[name].append(t)
             for w in workers:
                 w.ask("drop")
@@ -496,6 +513,8 @@ def main(argv=None):
     parser.add_argument("--only", default="", help="run the cases whose label has this text")
     parser.add_argument("--quiet-wait", type=float, default=5.0,
                         help="seconds to wait, before each timed run, for other processes to idle")
+    parser.add_argument("--warm-ms", type=float, default=200.0,
+                        help="untimed calls for this many ms before each timed call (0: one call)")
     parser.add_argument("--serve", help=argparse.SUPPRESS)   # child mode: one library's impls
     args = parser.parse_args(argv)
     matrix = QUICK if args.quick else MATRIX
@@ -515,7 +534,9 @@ def main(argv=None):
     bandwidth = copy_bandwidth()
     print(f"copy bandwidth (np.copyto, read + write): {bandwidth / 1e9:.1f} GB/s")
     print()
-    merged = interleaved(present, jobs, args.repeat, args.quiet_wait)
+    print(f"protocol: quiet wait up to {args.quiet_wait} s, then {args.warm_ms:g} ms of untimed calls,"
+          " then one timed call, per impl and round")
+    merged = interleaved(present, jobs, args.repeat, args.quiet_wait, warm_s=args.warm_ms / 1e3)
     print("| case | impl | median ms | range ms | x fastest other | x floor |")
     print("|---|---|---|---|---|---|")
     ratios = {}

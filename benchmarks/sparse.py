@@ -122,6 +122,7 @@ def _try_jax():
         import jax.numpy as jnp
     except ImportError:
         return None
+    jax.config.update("jax_enable_x64", True)   # int64 ids stay int64, as for the other libraries
     return jax, jnp
 
 

@@ -146,6 +146,8 @@ def _np_set(dtype_set):
     found = _NP_SETS.get(dtype_set)
     if found is None:
         found = _NP_SETS[dtype_set] = {t.np for t in dtype_set if dtypes.has_numpy_dtype(t)}
+        if all(dtypes.has_numpy_dtype(t) for t in dtype_set):   # loaded while the set was built
+            found.update(t.np for t in dtype_set)
     return found
 
 
