@@ -113,6 +113,9 @@ class ResourceVariable(TensorOperators):
         base = name if name else "Variable"
         if base.endswith(":0"):
             base = base[:-2]
+        # As in TF eagerly: the name takes the current name scope's prefix ("a/v:0" inside
+        # `name_scope("a")`) and is not made unique (two variables may both be "v:0").
+        base = context._scope_state.eager_names[-1] + base
         raw = initial_value() if callable(initial_value) else initial_value
         value = _initial_tensor(raw, dtype)
         self._dtype = value.dtype.base_dtype

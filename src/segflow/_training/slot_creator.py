@@ -11,10 +11,10 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow._core import dtypes
-from segflow._core.graph import colocate_with, control_dependencies
+from segflow._core.graph import colocate_with, control_dependencies, name_scope
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import Tensor
-from segflow._ops import variables
+from segflow._ops import variable_scope, variables
 from segflow._ops import shape as array_ops
 from segflow._core import shapes as tensor_shape
 
@@ -74,8 +74,25 @@ def colocate_with_variable(var):
 
 
 def _make_variable(initial_value, name, dtype, validate_shape=True):
-    return variables.Variable(initial_value, trainable=False, name=name, dtype=dtype,
-                              validate_shape=validate_shape)
+    # Named after the primary alone, outside any name scope the caller opened ("w/Adam", not
+    # "train/w/Adam"), in both modes, as TF's slots (made through a variable scope) are.
+    # Eagerly names are not made unique by a graph: the scope store's counters make them so, as
+    # TF's slots get theirs ("w/Adam", then "w/Adam_1"; a Saver needs distinct names).
+    if context.executing_eagerly():
+        name = _unique_eager_name(name)
+    with name_scope(None, skip_on_eager=False):
+        return variables.Variable(initial_value, trainable=False, name=name, dtype=dtype,
+                                  validate_shape=validate_shape)
+
+
+def _unique_eager_name(name):
+    store = variable_scope.get_variable_scope_store()
+    unique, idx = name, 0
+    while store.variable_scope_count(unique) > 0:
+        idx += 1
+        unique = f"{name}_{idx}"
+    store.open_variable_scope(unique)
+    return unique
 
 
 def _value_of(primary):
