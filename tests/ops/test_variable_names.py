@@ -42,10 +42,15 @@ def _adam_names(w):
 
 
 def test_eager_slots_ignore_the_callers_name_scope_and_are_unique(tmp_path):
-    w = sf.Variable([1.0, 2.0], name="w")
+    # The counters live as long as the process (as TF's): a name no other test gives a variable.
+    w = sf.Variable([1.0, 2.0], name="names_test_w")
     opt, names = _adam_names(w)
-    assert names == ["train/beta1_power:0", "train/beta2_power:0", "w/Adam:0", "w/Adam_1:0"]
-    assert opt.get_slot(w, "m").name == "w/Adam:0" and opt.get_slot(w, "v").name == "w/Adam_1:0"
+    assert names == ["names_test_w/Adam:0", "names_test_w/Adam_1:0", "train/beta1_power:0",
+                     "train/beta2_power:0"]
+    assert opt.get_slot(w, "m").name == "names_test_w/Adam:0"
+    assert opt.get_slot(w, "v").name == "names_test_w/Adam_1:0"
+    again, _ = _adam_names(w)        # a second optimizer's slots: the next free names
+    assert again.get_slot(w, "m").name == "names_test_w/Adam_2:0"
     # distinct names: a TF1 Saver over the optimizer's variables saves and restores them
     saver = v1.train.Saver([w] + opt.variables())
     path = saver.save(None, os.path.join(tmp_path, "m"))
