@@ -31,12 +31,13 @@ here, so a change to them changes this file and invalidates that cache.
 """
 import numpy as np
 
-from segflow.kernels._common import (CACHED_BYTES, PREFETCH_AHEAD, ROW_AHEAD, next_chunk, njit, on_numba,
+from segflow.kernels._common import (PREFETCH_AHEAD, ROW_AHEAD, SCATTER_PREFETCH_BYTES, next_chunk, njit, on_numba,
                                      prefetch, prefetch_lines, prange, row_lines)
 
 # Combine rules (the `code` of plan.KINDS rows). MEAN and SQRT_N are SUM with `scale` 1 or 2.
 SUM, PROD, MAX, MIN = 0, 1, 2, 3
-# Accumulators up to CACHED_BYTES are not prefetched. 1e6 random rows of 16, prefetched / not:
+# Accumulators under SCATTER_PREFETCH_BYTES are not prefetched (see _common.py). 1e6 random rows of
+# 16, prefetched / not:
 # private chunks of 1.28 MB, 2 threads, float32 0.52-0.90x, float64 0.89-1.03x, int64
 # 0.55-0.77x; one serial scatter into 2.5-5 MB, 0.22-0.56x; rows of 1 never gained.
 
@@ -324,11 +325,12 @@ def runs(op, scale, data, order, ids, init, fill, out, nblocks, workers):
 @njit(cache=True, nogil=True)
 def private_span(op, scale, data, ids, a, b, part, count):
     """part[ids[i]] (op)= data[i] for i in a..b-1 with ids[i] >= 0; counts rows if scale.
-    Rows (D > 1) of accumulators over CACHED_BYTES are prefetched PREFETCH_AHEAD rows ahead."""
+    Rows (D > 1) of accumulators of SCATTER_PREFETCH_BYTES or more are prefetched PREFETCH_AHEAD
+    rows ahead."""
     xs = ids[a:b]
     m = xs.shape[0]
     D = part.shape[1]
-    ahead = PREFETCH_AHEAD if part.size * part.itemsize > CACHED_BYTES else m
+    ahead = PREFETCH_AHEAD if part.size * part.itemsize >= SCATTER_PREFETCH_BYTES else m
     if D == 1:
         col = data[a:b, 0]
         acc = part[:, 0]
