@@ -273,6 +273,9 @@ def runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
         return
     acc = np.empty((1, D), init.dtype)
     col = rows[:, 0] if D == 1 else rows[:0, 0]
+    # gathered rows (sparse ops) are read at random: the row ROW_AHEAD ahead is prefetched
+    flat = data.reshape(-1)
+    lines = row_lines(D * data.itemsize)
     i = 0
     while i < m:
         s = xs[i]
@@ -286,13 +289,24 @@ def runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
             elif D == 1:
                 v = init0
                 for r in range(i, j):
+                    if r + ROW_AHEAD < m:
+                        prefetch_lines(flat, perm[r + ROW_AHEAD], 1)
                     v = _combine(op, v, rows[perm[r], 0])
                 out[s, 0] = _finish(scale, v, j - i)
+            elif gathered:
+                for k in range(D):
+                    acc[0, k] = init0
+                for r in range(i, j):
+                    if r + ROW_AHEAD < m:
+                        prefetch_lines(flat, perm[r + ROW_AHEAD] * D, lines)
+                    _combine_rows(op, acc, 0, rows, perm[r])
+                for k in range(D):
+                    out[s, k] = _finish(scale, acc[0, k], j - i)
             else:
                 for k in range(D):
                     acc[0, k] = init0
                 for r in range(i, j):
-                    _combine_rows(op, acc, 0, rows, perm[r] if gathered else r)
+                    _combine_rows(op, acc, 0, rows, r)
                 for k in range(D):
                     out[s, k] = _finish(scale, acc[0, k], j - i)
             prev = s
