@@ -44,10 +44,10 @@ def test_object_dtype_falls_back():
     np.testing.assert_array_equal(gk.take_rows(table, np.array([2, 0, 2])), table[[2, 0, 2]])
 
 
-def test_only_outputs_larger_than_half_the_last_level_cache_stream():
+def test_the_last_level_cache_size_is_read_in_bytes():
+    # sysfs writes sizes as "32768K"; a misread suffix would give kilobytes (or the default)
     llc = _common.last_level_cache_bytes()
-    assert llc >= 1 << 20            # sysfs reports at least a 1 MiB cache, or the 32 MiB default
-    assert not _common.streaming_pays(llc // 2) and _common.streaming_pays(llc // 2 + 1)
+    assert 1 << 20 <= llc <= 1 << 33
 
 
 def test_a_gather_larger_than_the_cache_streams_and_matches(monkeypatch):

@@ -203,6 +203,15 @@ class _VariableScopeStore(threading.local):
     def variable_scope_count(self, scope_name):
         return self.variable_scopes_count.get(scope_name, 0)
 
+    def first_unused(self, scope_name):
+        """`scope_name`, or `scope_name_N` with the smallest N, whichever no scope has opened."""
+        if self.variable_scope_count(scope_name) == 0:
+            return scope_name
+        idx = 1
+        while self.variable_scope_count(f"{scope_name}_{idx}") > 0:
+            idx += 1
+        return f"{scope_name}_{idx}"
+
 
 def _singleton(key, make):
     items = get_collection_ref(key)
@@ -430,15 +439,9 @@ def _maybe_wrap_custom_getter(custom_getter, old_getter):
 
 def _get_unique_variable_scope(prefix):
     """`prefix`, or `prefix_N`, unused in the current variable scope."""
-    store = get_variable_scope_store()
     current = get_variable_scope()
     name = current.name + "/" + prefix if current.name else prefix
-    if store.variable_scope_count(name) == 0:
-        return prefix
-    idx = 1
-    while store.variable_scope_count(f"{name}_{idx}") > 0:
-        idx += 1
-    return f"{prefix}_{idx}"
+    return prefix + get_variable_scope_store().first_unused(name)[len(name):]
 
 
 def _current_name_scope():

@@ -87,10 +87,7 @@ def _make_variable(initial_value, name, dtype, validate_shape=True):
 
 def _unique_eager_name(name):
     store = variable_scope.get_variable_scope_store()
-    unique, idx = name, 0
-    while store.variable_scope_count(unique) > 0:
-        idx += 1
-        unique = f"{name}_{idx}"
+    unique = store.first_unused(name)
     store.open_variable_scope(unique)
     return unique
 

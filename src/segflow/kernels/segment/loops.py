@@ -290,7 +290,7 @@ def runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
                 v = init0
                 for r in range(i, j):
                     if r + ROW_AHEAD < m:
-                        prefetch_lines(flat, perm[r + ROW_AHEAD], 1)
+                        prefetch(flat, perm[r + ROW_AHEAD])
                     v = _combine(op, v, rows[perm[r], 0])
                 out[s, 0] = _finish(scale, v, j - i)
             elif gathered:
