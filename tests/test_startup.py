@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from segflow.kernels import _common
+from segflow.kernels import _common, _malloc
 from segflow.kernels import segment as seg
 from segflow.kernels.segment import plan
 
@@ -152,7 +152,7 @@ def test_a_large_op_compiles_and_every_kernel_becomes_a_dispatcher():
 import json, sys
 import numpy as np
 import segflow as sf
-from segflow.kernels import _common
+from segflow.kernels import _common, _malloc
 from segflow.kernels.segment import loops
 rng = np.random.default_rng(0)
 data = rng.standard_normal((50000, 3))
@@ -190,7 +190,7 @@ print(json.dumps({"env": {k: os.environ.get(k) for k in ("GOMP_SPINCOUNT", "OMP_
 def test_planned_workers_does_not_start_the_pool():
     got = _fresh("""
 import json, sys
-from segflow.kernels import _common
+from segflow.kernels import _common, _malloc
 n = _common.planned_workers()
 print(json.dumps({"n": n, "numba": 'numba' in sys.modules, "started": _common._pool_started}))
 """, NUMBA_NUM_THREADS="3")
@@ -275,12 +275,18 @@ def burst():            # what an eager step does: several arrays of a few MB ma
     arrays = [np.ones((10000, 64), np.float32) for _ in range(8)]
     del arrays
 
-burst()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-for _ in range(5):
-    burst()
-print(json.dumps({"tuned": _malloc.tuned,
-                  "faults": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5}))
+def big():             # a large output (a 64 MB gradient) made and dropped
+    out = np.ones((1000000, 16), np.float32)
+    del out
+
+def faults(step):
+    step()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(5):
+        step()
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5
+
+print(json.dumps({"tuned": _malloc.tuned, "faults": faults(burst), "big_faults": faults(big)}))
 """
 
 
@@ -294,6 +300,18 @@ def test_freed_arrays_are_reused_instead_of_faulted_in_again():
     default = _fresh(_FAULTS, SEGFLOW_MALLOC="default")
     assert default["tuned"] is False
     assert default["faults"] > 1000, default      # what the setting saves (glibc's own behaviour)
+    # A 64 MB array is reused too on a machine of 8 GiB or more. Fresh, it is 16,000 pages, or 32
+    # huge pages where NumPy's madvise gets them (fewer faults, the same zero-filling of 64 MB).
+    if _malloc.thresholds(_malloc._memory_bytes())[0] > 64 << 20:
+        assert tuned["big_faults"] < 20, tuned
+        assert default["big_faults"] > 20, default
+
+
+def test_malloc_thresholds_scale_with_a_small_machine():
+    assert _malloc.thresholds(64 << 30) == (128 << 20, 256 << 20)
+    assert _malloc.thresholds(4 << 30) == (64 << 20, 128 << 20)
+    assert _malloc.thresholds(1 << 30) == (32 << 20, 64 << 20)
+    assert _malloc.thresholds(0) == (32 << 20, 64 << 20)       # memory size unknown
 
 
 def test_users_malloc_settings_are_left_alone():

@@ -66,6 +66,23 @@ def test_a_tape_keeps_its_own_copy():
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 4.0])
 
 
+def test_an_op_no_tape_records_reads_in_place_under_a_tape():
+    # Only an op with a watched input is recorded, and a borrowed array is never watched: an op of
+    # NumPy inputs alone under a tape keeps no copy (and its result still does not alias).
+    a = np.arange(6.0).reshape(2, 3)
+    x = sf.constant([1.0, 2.0], sf.float64)
+    with sf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        out = sf.apply_op("TestBorrowSpy", a)
+        assert np.shares_memory(_SEEN["input"], a)
+        alias = sf.identity(a)
+        y = sf.reduce_sum(x * out[0, :2])           # the unrecorded result feeds a recorded op
+    a[...] = -1.0
+    np.testing.assert_array_equal(alias.numpy(), np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 2.0])
+    assert tape.gradient(out, x) is None
+
+
 def test_variables_never_alias_the_callers_array():
     init = np.array([1.0, 2.0])
     v = sf.Variable(init)

@@ -106,10 +106,12 @@ def _borrowable(x):
 
 def _run_borrowing(opdef, tensors, args, attrs, name, borrowed):
     """An eager op over caller arrays it did not copy (TF copies every NumPy input). A later change
-    to the caller's array must change nothing already returned or recorded: inputs a tape may keep
-    are copied first (only while a tape records in this thread), and an output that shares memory
+    to the caller's array must change nothing already returned or recorded: inputs a tape will keep
+    are copied first (only when a tape of this thread records the op, which needs another input it
+    watches: a borrowed array is a new tensor no tape can watch), and an output that shares memory
     with a borrowed array (a view such as reshape, or identity) is copied afterwards."""
-    if _tapes_active.any and _tape_state.tapes:
+    if _tapes_active.any and _tape_state.tapes and tape_lib.would_record(
+            _tape_state.tapes, _flat_inputs(opdef, tensors)):
         for t in borrowed:
             t._value = t._value.copy()
         args = [[t._value for t in x] if isinstance(x, list) else x._value for x in tensors]

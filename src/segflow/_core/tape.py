@@ -156,6 +156,17 @@ def record_on(tapes, opdef, inputs, outputs, attrs, grad_fn=None):
                 keep.append(o)
 
 
+def would_record(tapes, flat_inputs):
+    """Whether `record_on(tapes, ...)` would record an op with these (flat) inputs: some tape
+    watches one of them."""
+    for tape in tapes:
+        watched = tape.watched
+        for x in flat_inputs:
+            if id(x) in watched:
+                return True
+    return False
+
+
 def record_graph_op(op):
     """Adds a graph Operation just built to every recording tape (of the calling thread) that
     watches one of its inputs: a GradientTape inside a graph (or a traced function) records the
