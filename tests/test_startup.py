@@ -210,7 +210,7 @@ def test_pulled_chunks_give_the_bits_of_one_thread(case):
     """Every chunk of a pulled loop is done exactly once: the parallel result is bit-identical to
     the one-thread result (and to NumPy's for sums of floats in a fixed order)."""
     rng = np.random.default_rng(3)
-    n = 300_000
+    n = 1_200_000        # enough work for two threads, and 9.6 MB of ids for the chunked check
     if case == "private":
         data, ids, S = rng.standard_normal((n, 4)), rng.integers(0, 50, n), 50
     elif case == "bucketed":      # 12.8 MB of accumulators (past the L3 band), rows by number
@@ -222,13 +222,14 @@ def test_pulled_chunks_give_the_bits_of_one_thread(case):
     else:
         data, ids, S = rng.standard_normal(n), rng.integers(0, 10, n), 10
         ids[123_456] = 10                      # one bad id: the chunked check must find it
+        assert plan.check_chunks(n, 2, ids.itemsize) > 1
         with pytest.raises(Exception, match="10"):
             seg.unsorted_segment_reduce("sum", data, ids, S, num_threads=2)
         return
     if case.startswith(("private", "bucketed")):
-        loop = plan.reduce_strategy(plan.plan_for("sum", "unsorted", data.dtype), n, data[0].size, S, 2,
-                                    False)[0]
-        assert loop == case.split("-")[0]
+        loop, nt = plan.reduce_strategy(plan.plan_for("sum", "unsorted", data.dtype), n, data[0].size, S, 2,
+                                        False)[:2]
+        assert (loop, nt) == (case.split("-")[0], 2)
         if loop == "bucketed":
             assert plan.move_rows(n, data[0].size, data.itemsize) == case.endswith("moved")
     one = seg.unsorted_segment_reduce("max", data, ids, S, num_threads=1)

@@ -199,6 +199,8 @@ def test_float32_sums_accumulate_wide():
 def small_thresholds(monkeypatch):
     """Sends small inputs through the multi-chunk, multi-thread code paths."""
     monkeypatch.setattr(seg.plan, "_SMALL", 1)
+    monkeypatch.setattr(seg.plan, "_PARALLEL_WORK", 1)
+    monkeypatch.setattr(seg.plan, "_CHECK_SERIAL_BYTES", 0)
 
 
 @pytest.mark.parametrize("strategy", ["private", "bucketed", "runs"])
@@ -273,7 +275,7 @@ def test_accumulators_that_fit_in_l3_match_reference_for_any_thread_count():
     private chunks (wider rows), never the bucket partition; the results are the reference's and
     the same bits for every thread count (real sizes: no threshold is patched)."""
     rng = np.random.default_rng(12)
-    for n, D, nseg, loop in [(70_000, 16, 20_000, "serial"), (100_000, 32, 10_000, "private")]:
+    for n, D, nseg, loop in [(70_000, 16, 20_000, "serial"), (150_000, 32, 10_000, "private")]:
         plan = seg.plan.plan_for("sum", "unsorted", np.dtype(np.float32))
         assert seg.plan.reduce_strategy(plan, n, D, nseg, 2, False)[0] == loop
         ids = rng.integers(-1, nseg, size=n)

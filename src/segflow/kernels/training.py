@@ -150,8 +150,17 @@ def adagrad_rows(W, A, rows, g, lr):
 _BLOCK_BYTES = 4 << 20
 
 
+# Below this many elements one chunk (one thread): waking a sleeping worker costs 0.1-0.2 ms on the
+# 2-core VM. lazy_adam_rows on rows of 64 float32, median ms, one call after another, 2 threads
+# / 1: 4096 rows 0.30 / 0.15, 10000 rows 0.61 / 0.56, 1e5 rows 6.3 / 11.6.
+_PARALLEL_ELEMENTS = 1 << 20
+
+
 def _chunks(n, d):
-    """Chunks of rows the threads pull for n rows of width d (about 64K elements each)."""
+    """Chunks of rows the threads pull for n rows of width d (about 64K elements each; one below
+    _PARALLEL_ELEMENTS)."""
+    if n * max(d, 1) < _PARALLEL_ELEMENTS:
+        return 1
     return chunk_count(n * max(d, 1), 1 << 16)
 
 

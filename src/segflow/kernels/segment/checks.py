@@ -66,7 +66,7 @@ def _numpy_check_ids(ids, lo, hi):
 
 def stats(ids, lo, hi, nt):
     """(number of ids outside [lo, hi), number of descents, max id) over the flat ids."""
-    chunks = check_chunks(ids.size, nt)
+    chunks = check_chunks(ids.size, nt, ids.itemsize)
     if chunks == 0:
         return _numpy_check_ids(ids, lo, hi)
     if chunks == 1:

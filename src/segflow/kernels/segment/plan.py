@@ -15,8 +15,8 @@ float64 (`accumulate="wide"`, the default) as they are read, never converting th
 The strategy (`reduce_strategy`, `check_chunks`, `count_parts`), chosen by shape and by what the
 first pass over the ids found: non-decreasing ids take the run-length loops; random ids take
 fixed-chunk private accumulators when S*D is small, a serial scatter or two private chunks when
-the accumulators fit in L3 (2-8 MB), else the bucket partition; inputs below
-`_SMALL` elements run the serial loops (a parallel launch costs more than they do); inputs below
+the accumulators fit in L3 (2-8 MB), else the bucket partition; inputs below `_PARALLEL_WORK`
+(rows * (4 + D)) run the serial loops (a parallel launch costs more than they do); inputs below
 `_TINY` elements, and everything without Numba, take the NumPy path (so a program whose segment
 ops are all small never imports Numba). Thread counts never change results.
 """
@@ -30,6 +30,13 @@ from segflow.kernels._common import (HAVE_NUMBA, BadInput, accumulator_dtype, ch
 from segflow.kernels.segment.loops import MAX, MIN, PROD, SUM
 
 _SMALL = 1 << 15          # below this many elements, run on one thread with one chunk
+# Below this much work (rows * (4 + D): a row costs about as much as four of its elements), a
+# reduction runs on one thread: waking a sleeping worker costs 0.1-0.2 ms on the 2-core VM, so
+# a parallel launch pays only once one thread would need about 0.7 ms (median ms, float32, one
+# call after another, 2 threads / 1: 262144 x 1 into 100 segments 0.58 / 0.28, 16384 x 64
+# 0.28 / 0.15, 32768 x 64 0.79 / 0.71, 131072 x 8 into 1000 0.65 / 0.61, 1e6 x 1 into 1e6
+# sorted 2.0 / 2.7, 32768 x 128 into 1000 1.46 / 2.23). The results are the same either way.
+_PARALLEL_WORK = 1 << 22
 _TINY = 1 << 12           # below this many, NumPy (no compiled loop: Numba is not even imported)
 _PRIVATE_MAX_BYTES = 2 << 20   # per-chunk accumulators of random-id scatters stay under this
 _MOVE_ROW_BYTES = 32           # the bucket partition copies rows this narrow (not row numbers),
@@ -246,7 +253,7 @@ def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
     segments); nt: threads."""
     if not HAVE_NUMBA or plan.mode == "numpy" or n * max(D, 1) < _TINY:
         return "numpy", 1, 0, 0
-    if n * max(D, 1) < _SMALL:
+    if n * max(D, 1) < _SMALL or n * (4 + D) < _PARALLEL_WORK:
         nt = 1
     if sorted_ids:
         return "runs", nt, 0, 0
@@ -270,10 +277,13 @@ def reduce_strategy(plan, n, D, num_segments, nt, sorted_ids):
         nparts = min(nparts, 2)
     private = (part_bytes <= _PRIVATE_MAX_BYTES or band) and nparts > 1
     if (n * max(D, 1) < (_SMALL if private else _BUCKET_MIN) or
-            nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not private):
+            nt < (_BUCKET_MIN_THREADS_1D if D == 1 else 2) and not private or
+            part_bytes <= _PRIVATE_MAX_BYTES and not private):
         # Too few elements for the partition's three passes to pay (fewer than _BUCKET_MIN), one
-        # thread, or, for D == 1, too few threads: a serial scatter reduces each segment in row
-        # order, exactly like the buckets do.
+        # thread, for D == 1 too few threads, or accumulators that fit in cache but too few rows
+        # per segment for private chunks (262144 x 4 into 65536 segments: buckets 3.6 ms, one
+        # scatter 1.1): a serial scatter reduces each segment in row order, exactly like the
+        # buckets do.
         return "serial", 1, 0, 0
     if private:
         return "private", nt, nparts, 0
@@ -293,12 +303,23 @@ def move_rows(n, D, itemsize):
 _GRAIN = 1 << 16               # elements per chunk that parallel workers pull (see _common.py)
 
 
-def check_chunks(size, nt):
-    """Chunks of the pass over `size` ids: 0 (NumPy), 1 (serial) or more (parallel; the count is
-    set by the size, never by the threads)."""
+_CHECK_SERIAL_BYTES = 2 << 20  # one thread reads ids up to this size faster than a parallel launch
+
+
+def check_chunks(size, nt, itemsize=8):
+    """Chunks of the pass over `size` ids of `itemsize` bytes: 0 (NumPy), 1 (serial) or more
+    (parallel; the count is set by the size, never by the threads). The pass is one compare and
+    add per id, so up to _CHECK_SERIAL_BYTES one thread finishes before a parallel launch has
+    woken its workers (median ms, 2-core VM, 2 threads / 1, ids in cache: 3e5 int32 0.21 / 0.05,
+    1e6 int64 0.29 / 0.18, 4e6 int64 0.94 / 2.08). Ids that come from memory rather than cache
+    (after a large op) take about twice as long on one thread, hence a bound well below the
+    cached break-even: 1e6 x 16 float32 into 1e4 segments with int64 ids, public op, lost 0.5 ms
+    with an 8 MB bound."""
     if not HAVE_NUMBA or size < _TINY:
         return 0
-    return 1 if size < _SMALL or nt == 1 else chunk_count(size, _GRAIN)
+    if size < _SMALL or nt == 1 or size * itemsize <= _CHECK_SERIAL_BYTES:
+        return 1
+    return chunk_count(size, _GRAIN)
 
 
 def row_chunks(n, D):
