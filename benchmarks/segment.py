@@ -260,9 +260,16 @@ def jax_impls(op, data, ids, S, sorted_ids, indices=None):
         idx = jnp.asarray(indices)
         fn = jax.jit(lambda x, i: jax.ops.segment_sum(x[idx], i, S, indices_are_sorted=True))
     elif op == "sum+grad":
-        def loss(x):
-            return jnp.sum(jax.ops.segment_sum(x, i, S))
-        fn = jax.jit(lambda x, i: jax.value_and_grad(loss)(x))
+        # The sums and the gradient for an upstream gradient of ones given as an array, as the
+        # other libraries get it (a loss of jnp.sum(...) lets XLA fold the gather of ones into a
+        # fill and return a scalar instead of the sums).
+        g = jnp.ones((S,) + data.shape[1:], x.dtype)
+
+        def sums_and_grad(x, i, g):
+            y, pullback = jax.vjp(lambda x: jax.ops.segment_sum(x, i, S), x)
+            return y, pullback(g)[0]
+        fn = jax.jit(sums_and_grad)
+        return {f"jax {op}": lambda: jax.block_until_ready(fn(x, i, g))}
     else:
         fn = jax.jit(fns[op])
     return {f"jax {op}": lambda: jax.block_until_ready(fn(x, i))}

@@ -38,7 +38,10 @@ def _may_drop(ids):
     """False when the ids are known now (eager, or a constant) and none is negative: the masks
     for dropped rows can then be skipped (fewer ops; the same result)."""
     value = ids._value if type(ids) is EagerTensor else tensor_util.constant_value(ids)
-    return value is None or bool(np.any(np.asarray(value) < 0))
+    if value is None:
+        return True
+    value = np.asarray(value)
+    return bool(value.size) and bool(value.min() < 0)      # min: one pass, no boolean temporary
 
 
 def _clip(ids, drop_negative):
