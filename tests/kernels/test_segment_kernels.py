@@ -237,6 +237,34 @@ def bits(a):
     return np.ascontiguousarray(a).tobytes()
 
 
+@pytest.mark.parametrize("layout", ["short", "long run over the middle", "one run", "negatives first",
+                                    "one row", "two rows", "gaps"])
+def test_short_runs_two_chains_match_one_row_order(layout):
+    """Sorted D=1 ids with short runs take a loop that runs the two halves of each block as two
+    chains, cut at a run start: every segment must still be the row-order result (checked bit
+    for bit against a plain Python loop in float64), wherever the cut falls."""
+    rng = np.random.default_rng(21)
+    n, nseg = 5001, 5000
+    ids = {"short": np.sort(rng.integers(0, nseg, n)),
+           "long run over the middle": np.concatenate([np.arange(2000), np.full(1001, 2000),
+                                                       np.arange(2001, 4001)[:2000]]),
+           "one run": np.full(n, 7),
+           "negatives first": np.sort(rng.integers(-50, nseg, n)),
+           "one row": np.array([3]),
+           "two rows": np.array([1, 2]),
+           "gaps": np.sort(rng.choice(nseg, n // 3)).repeat(3)}[layout]
+    data = (rng.standard_normal(ids.size) * 10.0 ** rng.integers(-5, 6, ids.size)).astype(np.float32)
+    for kind, combine, start in (("sum", lambda a, b: a + b, 0.0), ("max", max, -np.inf),
+                                 ("min", min, np.inf), ("prod", lambda a, b: a * b, 1.0)):
+        want = {}
+        for s, x in zip(ids.tolist(), data.astype(np.float64).tolist()):
+            if s >= 0:
+                want[s] = combine(want.get(s, start), x)
+        got = seg.unsorted_segment_reduce(kind, data, ids, nseg, num_threads=1)
+        keys = sorted(want)
+        np.testing.assert_array_equal(got[keys], np.array([want[k] for k in keys]).astype(np.float32))
+
+
 @pytest.mark.parametrize("strategy", ["private", "bucketed", "runs"])
 def test_results_do_not_depend_on_thread_count(strategy, small_thresholds, monkeypatch):
     if strategy == "bucketed":

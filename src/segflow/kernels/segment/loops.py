@@ -16,7 +16,7 @@ ran which chunk.
 - `runs_block` / `runs`: the run-length reduction of non-decreasing ids (sorted ops, sparse ops,
   unsorted ops fed sorted ids). Each output row is written once, gaps get the fill value; long
   runs are found by galloping and summed with four accumulators, short runs with D == 1 take a
-  branch-free loop. `runs` gives threads blocks of rows cut at run starts, so every segment is
+  branch-free loop over the block's two halves at once (two independent chains). `runs` gives threads blocks of rows cut at run starts, so every segment is
   reduced by one thread in row order: bit-identical whatever the thread count.
 - `private_span` / `private_finish` / `scatter_private`: random ids, small S*D: a fixed number of
   row chunks (set by the shape, never by the thread count), each with private accumulators,
@@ -212,26 +212,71 @@ def _combine_rows(op, acc, s, data, r):
             acc[s, k] = b if (b < a) | (b != b) else a
 
 
-@njit(cache=True, nogil=True)
-def _short_runs_plain(op, xs, col, out, init0):
-    """runs_block's short-run loop for rows read in order with no scaling: one loop per op, with
-    no row count and no gather (half the time of the general loop on runs of about one row)."""
-    v = init0
-    before = -(1 << 62)
+@njit(cache=True, nogil=True, inline="always")
+def _short_runs_span(op, xs, col, out, init0, a, b, v, before):
+    """Rows a..b-1 of _short_runs_plain's chain whose running result is v and last id `before`;
+    returns (v, before) after them."""
     if op == SUM:
-        for i in range(xs.shape[0]):
+        for i in range(a, b):
             s = xs[i]
             v = (init0 if s != before else v) + col[i]
             if s >= 0:
                 out[s] = v
             before = s
     else:
-        for i in range(xs.shape[0]):
+        for i in range(a, b):
             s = xs[i]
             v = _combine(op, init0 if s != before else v, col[i])
             if s >= 0:
                 out[s] = v
             before = s
+    return v, before
+
+
+@njit(cache=True, nogil=True)
+def _short_runs_plain(op, xs, col, out, init0):
+    """runs_block's short-run loop for rows read in order with no scaling: one loop per op, with
+    no row count and no gather (half the time of the general loop on runs of about one row).
+    Each row's running result depends on the row before, a chain of one add (and select) per
+    row; the block is therefore cut at a run start near its middle and the two halves run as two
+    independent chains in one loop, which the core overlaps (every segment is still reduced by
+    one chain, in row order: the same bits). 1e6 rows into 1e6 segments, one thread, mean of 300
+    calls, alternating processes: 1.82-2.07 ms with one chain, 1.33-1.92 with two."""
+    m = xs.shape[0]
+    mid = m // 2
+    while 0 < mid < m and xs[mid] == xs[mid - 1]:
+        mid += 1
+    k = min(mid, m - mid)
+    va = init0
+    vb = init0
+    ba = -(1 << 62)
+    bb = -(1 << 62)
+    if op == SUM:
+        for i in range(k):
+            sa = xs[i]
+            sb = xs[mid + i]
+            va = (init0 if sa != ba else va) + col[i]
+            vb = (init0 if sb != bb else vb) + col[mid + i]
+            if sa >= 0:
+                out[sa] = va
+            if sb >= 0:
+                out[sb] = vb
+            ba = sa
+            bb = sb
+    else:
+        for i in range(k):
+            sa = xs[i]
+            sb = xs[mid + i]
+            va = _combine(op, init0 if sa != ba else va, col[i])
+            vb = _combine(op, init0 if sb != bb else vb, col[mid + i])
+            if sa >= 0:
+                out[sa] = va
+            if sb >= 0:
+                out[sb] = vb
+            ba = sa
+            bb = sb
+    _short_runs_span(op, xs, col, out, init0, k, mid, va, ba)
+    _short_runs_span(op, xs, col, out, init0, mid + k, m, vb, bb)
 
 
 @njit(cache=True, nogil=True)
