@@ -150,25 +150,24 @@ def adagrad_rows(W, A, rows, g, lr):
 _BLOCK_BYTES = 4 << 20
 
 
-# Below this many elements one chunk (one thread): waking a sleeping worker costs 0.1-0.2 ms on the
-# 2-core VM. lazy_adam_rows on rows of 64 float32, median ms, one call after another, 2 threads
-# / 1: 4096 rows 0.30 / 0.15, 10000 rows 0.61 / 0.56, 1e5 rows 6.3 / 11.6.
+# Below this many elements the row passes run their compiled span on the calling thread: waking a
+# sleeping worker costs 0.1-0.2 ms on the 2-core VM. lazy_adam_rows on rows of 64 float32, median
+# ms, one call after another, 2 threads / 1: 4096 rows 0.30 / 0.15, 10000 rows 0.61 / 0.56, 1e5
+# rows 6.3 / 11.6. (The dense passes have no one-thread compiled span; their alternative, the
+# NumPy blocks, is 1.45x slower than two threads from 5e5 elements, so they keep `_chunks`.)
 _PARALLEL_ELEMENTS = 1 << 20
 
 
 def _chunks(n, d):
-    """Chunks of rows the threads pull for n rows of width d (about 64K elements each; one below
-    _PARALLEL_ELEMENTS)."""
-    if n * max(d, 1) < _PARALLEL_ELEMENTS:
-        return 1
+    """Chunks of rows the threads pull for n rows of width d (about 64K elements each)."""
     return chunk_count(n * max(d, 1), 1 << 16)
 
 
 def _rows_pass(span, parallel, n, d, args):
-    """`span(*args, 0, n)` on the calling thread when the n rows of width d make one chunk (waking
-    the pool would only start threads with no work), else `parallel(*args, nchunks, workers)`."""
+    """`span(*args, 0, n)` on the calling thread below _PARALLEL_ELEMENTS (waking the pool would
+    cost more than the second thread saves), else `parallel(*args, nchunks, workers)`."""
     nchunks = _chunks(n, d)
-    if nchunks == 1:
+    if nchunks == 1 or n * max(d, 1) < _PARALLEL_ELEMENTS:
         span(*args, 0, n)
         return
     workers = worker_count()
