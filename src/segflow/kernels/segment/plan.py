@@ -340,7 +340,11 @@ def count_parts(size, num_segments, nt):
     exact, so the number of parts changes no result)."""
     if not HAVE_NUMBA or size < _TINY:
         return 0
-    return 1 if nt == 1 else int(min(_MAX_PARTS, max(1, size // (4 * num_segments + (1 << 14)))))
+    # the reductions' rule, rows of D = 1 (1000 segments, median ms, 2 threads / 1: 5e4 ids
+    # 0.24 / 0.04, 2e5 0.79 / 0.13, 6e5 1.07 / 0.46)
+    if nt == 1 or size * (4 + 1) < _PARALLEL_WORK:
+        return 1
+    return int(min(_MAX_PARTS, max(1, size // (4 * num_segments + (1 << 14)))))
 
 
 # ----------------------------------------------------------------------------- threads
