@@ -213,44 +213,31 @@ def _combine_rows(op, acc, s, data, r):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _short_runs_span(op, xs, col, out, init0, a, b, v, before):
-    """Rows a..b-1 of _short_runs_plain's chain whose running result is v and last id `before`;
-    returns (v, before) after them."""
-    if op == SUM:
-        for i in range(a, b):
-            s = xs[i]
-            v = (init0 if s != before else v) + col[i]
-            if s >= 0:
-                out[s] = v
-            before = s
-    else:
-        for i in range(a, b):
-            s = xs[i]
-            v = _combine(op, init0 if s != before else v, col[i])
-            if s >= 0:
-                out[s] = v
-            before = s
-    return v, before
+def _chain_rest(op, xs, col, out, init0, a, b, v, before):
+    """The rows a..b-1 by which one of _short_runs_plain's chains is longer (v, before: its state)."""
+    for i in range(a, b):
+        s = xs[i]
+        v = _combine(op, init0 if s != before else v, col[i])
+        if s >= 0:
+            out[s] = v
+        before = s
 
 
 @njit(cache=True, nogil=True)
 def _short_runs_plain(op, xs, col, out, init0):
-    """runs_block's short-run loop for rows read in order with no scaling: one loop per op, with
-    no row count and no gather (half the time of the general loop on runs of about one row).
-    Each row's running result depends on the row before, a chain of one add (and select) per
-    row; the block is therefore cut at a run start near its middle and the two halves run as two
-    independent chains in one loop, which the core overlaps (every segment is still reduced by
-    one chain, in row order: the same bits). 1e6 rows into 1e6 segments, one thread, mean of 300
-    calls, alternating processes: 1.82-2.07 ms with one chain, 1.33-1.92 with two."""
+    """runs_block's short-run loop for rows read in order with no scaling. Each row's running
+    result depends on the row before (one add and select per row), so the block is cut at a run
+    start near its middle and the halves run as two independent chains in one loop (each segment
+    still reduced by one chain in row order: the same bits). 1e6 rows into 1e6 segments, one
+    thread: 1.82-2.07 ms with one chain, 1.33-1.92 with two. Sums keep their own loop (through
+    `_combine` with op unknown, 1.1x the time)."""
     m = xs.shape[0]
     mid = m // 2
     while 0 < mid < m and xs[mid] == xs[mid - 1]:
         mid += 1
     k = min(mid, m - mid)
-    va = init0
-    vb = init0
-    ba = -(1 << 62)
-    bb = -(1 << 62)
+    va = vb = init0
+    ba = bb = -(1 << 62)
     if op == SUM:
         for i in range(k):
             sa = xs[i]
@@ -261,8 +248,7 @@ def _short_runs_plain(op, xs, col, out, init0):
                 out[sa] = va
             if sb >= 0:
                 out[sb] = vb
-            ba = sa
-            bb = sb
+            ba, bb = sa, sb
     else:
         for i in range(k):
             sa = xs[i]
@@ -273,10 +259,9 @@ def _short_runs_plain(op, xs, col, out, init0):
                 out[sa] = va
             if sb >= 0:
                 out[sb] = vb
-            ba = sa
-            bb = sb
-    _short_runs_span(op, xs, col, out, init0, k, mid, va, ba)
-    _short_runs_span(op, xs, col, out, init0, mid + k, m, vb, bb)
+            ba, bb = sa, sb
+    _chain_rest(op, xs, col, out, init0, k, mid, va, ba)
+    _chain_rest(op, xs, col, out, init0, mid + k, m, vb, bb)
 
 
 @njit(cache=True, nogil=True)
