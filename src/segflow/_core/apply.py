@@ -15,7 +15,7 @@ import numpy as np
 
 from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow._core.convert import convert_to_tensor
+from segflow._core.convert import convert_to_tensor, scalar_tensor
 from segflow._core.graph import get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import _OPS
@@ -426,6 +426,10 @@ def _to_tensor(opdef, p, x, hint, hint_from_tensor=False, borrow=False):
             raise errors.invalid_input(errors.OpName(opdef.name, None), opdef.input_names[p],
                                        f"symbolic tensor {x.name} cannot be used while executing eagerly")
         return x if eager or type(x) is not _EagerTensor else convert_to_tensor(x)
+    if type(x) is int or type(x) is float:
+        fast = scalar_tensor(x, hint)
+        if fast is not None:
+            return fast
     try:
         if hint is not None and not isinstance(x, (np.ndarray, np.generic, IndexedSlices)):
             return convert_to_tensor(x, preferred_dtype=hint)
