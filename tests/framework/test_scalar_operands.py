@@ -24,6 +24,7 @@ def _general(value, hint):
         return e
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # 1e40 as float32
 @pytest.mark.parametrize("hint", HINTS, ids=lambda h: "none" if h is None else h.name)
 def test_the_short_conversion_matches_the_general_one(hint):
     taken = 0

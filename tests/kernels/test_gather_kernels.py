@@ -37,6 +37,22 @@ def test_int32_rows_and_non_contiguous_table():
     np.testing.assert_array_equal(gk.take_rows(table, rows), table[rows])
     strided = table[:, ::2]
     np.testing.assert_array_equal(gk.take_rows(strided, rows), strided[rows])
+    np.testing.assert_array_equal(gk.take_rows(table, rows[::2]), table[rows[::2]])   # strided rows
+
+
+def test_int32_rows_reach_the_loop_without_a_widening_copy(monkeypatch):
+    seen = []
+    loop = gk._take_rows_nb
+    monkeypatch.setattr(gk, "_take_rows_nb", lambda table, rows, *rest: seen.append(rows) or loop(table, rows, *rest))
+    rng = np.random.default_rng(2)
+    table = rng.standard_normal((5000, 64)).astype(np.float32)
+    for dtype in (np.int32, np.int64):
+        rows = rng.integers(0, 5000, 30_000).astype(dtype)
+        np.testing.assert_array_equal(gk.take_rows(table, rows), table[rows])
+        assert seen[-1] is rows
+    rows = rng.integers(0, 5000, 30_000).astype(np.int16)       # other widths are widened
+    np.testing.assert_array_equal(gk.take_rows(table, rows), table[rows])
+    assert seen[-1].dtype == np.int64
 
 
 def test_object_dtype_falls_back():

@@ -25,6 +25,9 @@ _CHUNK_BYTES = 1 << 18             # output bytes per chunk the threads pull
 # alone, ordinary / streaming stores, ms: 4 rows 2.44-2.55 / 2.70-2.74, 8: 2.02-2.24 / 1.95-2.03,
 # 16: 1.90-1.99 / 1.80-1.82, 32: 1.99-2.01 / 1.91-1.92 (the copy floor of those bytes ~1.77).
 _ROWS_AHEAD = 16
+# Row ids the loop reads as they are (int32 ids were widened to int64 first: for 1e6 ids into a
+# 1e4 x 16 float32 table, 0.3 ms of the 4.7 ms gather)
+_ROW_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -74,8 +77,10 @@ def take_rows(table, rows):
     src = table.reshape(table.shape[0], -1).view(word).reshape(table.shape[0], row_bytes // word.itemsize)
     out = np.empty((n,) + table.shape[1:], table.dtype)
     dst = out.reshape(n, -1).view(word).reshape(n, row_bytes // word.itemsize)
+    if rows.dtype not in _ROW_DTYPES or not rows.flags.c_contiguous:
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
     workers = worker_count()
     with parallel_launch():
-        _take_rows_nb(src, np.ascontiguousarray(rows, dtype=np.int64), dst,
+        _take_rows_nb(src, rows, dst,
                       chunk_count(n * row_bytes, _CHUNK_BYTES), workers, streaming_pays(n * row_bytes))
     return out
