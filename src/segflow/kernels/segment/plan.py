@@ -306,20 +306,21 @@ def move_rows(n, D, itemsize):
 _GRAIN = 1 << 16               # elements per chunk that parallel workers pull (see _common.py)
 
 
-_CHECK_SERIAL_BYTES = 4 << 20  # one thread reads ids up to this size faster than a parallel launch
+_CHECK_SERIAL_BYTES = 8 << 20  # one thread reads ids up to this size faster than a parallel launch
 
 
 def check_chunks(size, nt, itemsize=8):
     """Chunks of the pass over `size` ids of `itemsize` bytes: 0 (NumPy), 1 (serial) or more
     (parallel; the count is set by the size, never by the threads). The pass is one compare and
-    add per id, so up to _CHECK_SERIAL_BYTES one thread finishes before a parallel launch has
-    woken its workers (median ms, 2-core VM, 2 threads / 1, ids in cache: 3e5 int32 0.21 / 0.05,
-    1e6 int64 0.29 / 0.18, 4e6 int64 0.94 / 2.08). Ids that come from memory rather than cache
-    (after a large op) take about twice as long on one thread, hence a bound well below the
-    cached break-even: 1e6 x 16 float32 into 1e4 segments with int64 ids, public op, lost 0.5 ms
-    with an 8 MB bound, while 4 MB (1e6 int32 ids) beat 2 MB on every case tried, cached or not
-    (interleaved calls, 1e6 rows: D=1 into 1e3 / 1e6 segments 0.81-0.91x the time, 1e6 x 16 into
-    1e4 0.97-0.98x)."""
+    add per id, so up to _CHECK_SERIAL_BYTES (1e6 int64 ids, 2e6 int32) one thread finishes
+    before two do: on this VM the second thread is often slow to start on short work.
+    - The pass alone, ids in cache, median ms, 2 threads / 1: 3e5 int32 0.21 / 0.05; 1e6 int64
+      0.29 / 0.18 one day, 0.52 / 0.24 the next; 4e6 int64 0.94 / 2.08.
+    - In the op, interleaved calls, 1e6 rows with int64 ids, 4 MiB / 8 MiB bound: D=1 (ids in
+      cache) 0.87-0.95x the time with the 8 MiB bound; 1e6 x 16 and 1e6 x 64, whose data push
+      the ids out of the cache, 0.8-0.98x in one run and 0.96-1.05x in another. (An earlier
+      session measured 0.5 ms lost with an 8 MB bound on 1e6 x 16, which these runs did not
+      reproduce.)"""
     if not HAVE_NUMBA or size < _TINY:
         return 0
     if size < _SMALL or nt == 1 or size * itemsize <= _CHECK_SERIAL_BYTES:
