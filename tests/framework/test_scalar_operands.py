@@ -82,11 +82,10 @@ def test_ops_with_scalar_operands_give_the_general_results():
 def test_a_registered_conversion_for_python_scalars_turns_the_short_path_off(monkeypatch):
     monkeypatch.setattr(convert, "_conversion_functions", list(convert._conversion_functions))
     monkeypatch.setattr(convert, "_scalar_types_converted", False)
-    assert convert.scalar_tensor(3, None) is not None
-
-    class Meters(float):
-        pass
+    convert.register_tensor_conversion_function(str, lambda v, dtype=None, name=None, as_ref=False:
+                                                NotImplemented)
+    assert convert.scalar_tensor(3, None) is not None          # a type that is not a scalar's
     convert.register_tensor_conversion_function(object, lambda v, dtype=None, name=None, as_ref=False:
                                                 NotImplemented)
     assert convert.scalar_tensor(3, None) is None
-    assert convert.scalar_tensor(Meters(1.0), None) is None
+    assert convert.scalar_tensor(1.5, sf.float32) is None

@@ -41,9 +41,8 @@ def small_index_tensor(values):
     if not (_ctx_shared.all_eager or _ctx_state.eager):
         return None
     if type(values) is int:
-        if not -2**31 <= values < 2**31:
-            return None
-    elif type(values) is list or type(values) is tuple:
+        return scalar_tensor(values)
+    if type(values) is list or type(values) is tuple:
         for v in values:
             if type(v) is not int or not -2**31 <= v < 2**31:
                 return None
@@ -52,8 +51,8 @@ def small_index_tensor(values):
     return EagerTensor(np.array(values, np.int32))
 
 
-# hint -> the NumPy dtype a Python int or float takes beside a tensor of that dtype, for the
-# hints whose conversion cannot fail or lose anything the general path would keep
+# hint -> (the NumPy dtype of a Python int, of a Python float) beside a tensor of that dtype
+# (None: the general path decides), for the hints whose conversion cannot fail or lose anything
 _SCALAR_HINTS = {None: (np.int32, np.float32), dtypes.float32: (np.float32, np.float32),
                  dtypes.float64: (np.float64, np.float64), dtypes.int32: (np.int32, None),
                  dtypes.int64: (np.int64, None)}
@@ -81,8 +80,6 @@ def scalar_tensor(value, hint=None):
     else:
         return None
     return EagerTensor(np.array(value, target))
-
-
 
 
 # ----------------------------------------------------------------------------------------------

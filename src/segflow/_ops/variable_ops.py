@@ -359,9 +359,10 @@ def _resource_gather_kernel(state, resource, indices, dtype, batch_dims=0, valid
         table = res.peek()
         if table.ndim == 0:
             raise BadInput("resource", f"cannot gather from scalar variable '{res.name}'")
-        rows = ids.checked_rows(indices, table.shape[0])
-        # a new array of the gathered rows only (whole rows copied by parallel threads when large)
-        return gather.take_rows(table, rows).reshape(indices.shape + table.shape[1:])
+        ids.check_in_range(indices, 0, table.shape[0], phrase=ids.NOT_IN)
+        # a new array of the gathered rows only (whole rows copied by parallel threads when large;
+        # take_rows reads int32 ids as they are, where checked_rows would widen them to int64)
+        return gather.take_rows(table, indices.reshape(-1)).reshape(indices.shape + table.shape[1:])
 
 
 register_op("ResourceGather", inputs=("resource", "indices"), attrs={"Tindices": "indices"}, allowed={"Tindices": dtypes.INDEX},
