@@ -156,6 +156,8 @@ def lookup_grad_fn(op):
 
 def check_unconnected(unconnected_gradients):
     """The validated `unconnected_gradients` value ("none" or "zero")."""
+    if unconnected_gradients is UnconnectedGradients.NONE:    # the default: no string work
+        return unconnected_gradients
     if isinstance(unconnected_gradients, str):
         unconnected_gradients = unconnected_gradients.lower()
     if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):

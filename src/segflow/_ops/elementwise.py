@@ -13,7 +13,7 @@ import numpy as np
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
-from segflow._core.tensor import Tensor
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import apply_op
 from segflow._core import tensor as _tensor_module
 from segflow._core.registry import TensorSpec, hooks, register_op
@@ -510,6 +510,8 @@ register_op("Where", inputs=("condition",), attrs={"T": "condition"}, infer=_inf
 
 def conj(x: TensorLike, name: Name = None) -> Tensor:
     """Complex conjugate; the identity for real tensors."""
+    if type(x) is EagerTensor and x._value.dtype.kind != "c":   # gradients ask this of every Mul
+        return x
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x)
     if not x.dtype.is_complex:

@@ -14,6 +14,25 @@ __all__ = []
 
 
 _FLOAT_MAX = {}     # NumPy float / complex dtype -> the largest finite value of its real part
+# (number, NumPy dtype) -> the read-only eager scalar made for it: a loop's `y * 1.01` makes it once
+# (an array and a tensor cost more than the multiply they feed on 16 elements). Zero is never
+# cached (0.0 and -0.0 are equal keys); the cache is emptied when full.
+_SCALARS = {}
+_SCALARS_MAX = 1024
+
+
+def _scalar_tensor(y, dtype):
+    key = (y, dtype)
+    t = _SCALARS.get(key)
+    if t is None:
+        v = np.asarray(y, dtype)
+        if not y:
+            return _EagerTensor(v)
+        v.flags.writeable = False
+        if len(_SCALARS) >= _SCALARS_MAX:
+            _SCALARS.clear()
+        t = _SCALARS[key] = _EagerTensor(v)
+    return t
 
 
 def _scalar_like(t, y, float_only):
@@ -28,11 +47,11 @@ def _scalar_like(t, y, float_only):
             top = _FLOAT_MAX[v.dtype] = float(np.finfo(v.dtype).max)
         if not -top <= y <= top:
             return None     # out of the dtype's range, inf or nan: the general path decides
-        return _EagerTensor(np.asarray(y, v.dtype))
+        return _scalar_tensor(y, v.dtype)
     if kind in "iu" and not float_only and type(y) is int:
         info = np.iinfo(v.dtype)
         if info.min <= y <= info.max:
-            return _EagerTensor(np.asarray(y, v.dtype))
+            return _scalar_tensor(y, v.dtype)
     return None
 
 

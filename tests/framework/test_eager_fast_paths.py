@@ -1,0 +1,143 @@
+"""The eager shortcuts of the operator, gradient and tape paths give what the general paths give.
+
+Each shortcut here (cached Python-scalar operands, the in-place TanhGrad / SigmoidGrad kernels, a
+single-tensor `tape.gradient`, the real-tensor `conj`, the default `unconnected_gradients`) exists
+for speed only, so each test compares against the general computation, bit for bit.
+"""
+import numpy as np
+import pytest
+
+import segflow as sf
+from segflow._ops import elementwise_grad as eg
+from segflow._ops import operators
+
+try:
+    import ml_dtypes
+    BF16 = [ml_dtypes.bfloat16]
+except ImportError:  # pragma: no cover
+    BF16 = []
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.complex128] + BF16)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (1000,)])
+def test_tanh_and_sigmoid_grad_kernels_give_the_plain_expressions_bits(dtype, shape):
+    rng = np.random.default_rng(0)
+    y = rng.uniform(-1, 1, shape)
+    dy = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        y = y + 1j * rng.uniform(-1, 1, shape)
+        dy = dy - 0.5j
+    y, dy = y.astype(dtype), dy.astype(dtype)
+    yc = np.conj(y) if np.dtype(dtype).kind == "c" else y
+    one = yc.dtype.type(1)
+    for kernel, want in ((eg._tanh_grad_kernel, dy * (one - yc * yc)),
+                         (eg._sigmoid_grad_kernel, dy * (yc * (one - yc)))):
+        got = np.asarray(kernel(y, dy))
+        want = np.asarray(want)
+        assert got.dtype == want.dtype and got.shape == shape
+        assert got.tobytes() == want.tobytes()
+
+
+def test_tanh_gradient_matches_its_formula_through_the_tape():
+    x = sf.constant(np.linspace(-2, 2, 9, dtype=np.float32))
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = sf.tanh(x)
+    t = np.tanh(x.numpy())
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 1 - t * t, rtol=1e-6)
+
+
+def _general_scalar(x, y):
+    return sf.convert_to_tensor(y, preferred_dtype=x.dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.complex64])
+def test_scalar_operands_are_cached_read_only_and_exact(dtype):
+    x = sf.constant(np.arange(1, 6).astype(dtype))
+    for y in (1.01, 3, -7, 0.5) if np.dtype(dtype).kind != "i" else (3, -7, 2**20):
+        s1 = operators._scalar_like(x, y, False)
+        s2 = operators._scalar_like(x, y, False)
+        assert s1 is s2                              # made once
+        assert not s1.numpy().flags.writeable        # so no kernel can change it for the next user
+        general = _general_scalar(x, y)
+        assert s1.dtype == general.dtype and s1.numpy().tobytes() == general.numpy().tobytes()
+        np.testing.assert_array_equal((x * y).numpy(), x.numpy() * general.numpy())
+        np.testing.assert_array_equal((y - x).numpy(), general.numpy() - x.numpy())
+
+
+def test_zero_keeps_its_sign_and_is_never_cached():
+    x = sf.constant(np.array([1.0, 2.0], np.float32))
+    assert np.signbit((x * -0.0).numpy()).all()
+    assert not np.signbit((x * 0.0).numpy()).any()
+    assert np.signbit((x * -0.0).numpy()).all()      # after 0.0: no shared key
+    assert all(k[0] != 0 for k in operators._SCALARS)
+
+
+def test_the_scalar_cache_stays_bounded():
+    x = sf.constant(np.array([1.0], np.float64))
+    for i in range(1, operators._SCALARS_MAX * 2 + 10):
+        assert (x * float(i)).numpy()[0] == float(i)
+    assert len(operators._SCALARS) <= operators._SCALARS_MAX
+
+
+def test_single_tensor_gradient_equals_the_nested_form():
+    x = sf.constant(np.array([0.5, -1.5, 2.0], np.float32))
+    w = sf.constant(np.array([2.0, 3.0, 4.0], np.float32))
+
+    def grads(wrap):
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = sf.tanh(x * w) * 1.5 + x
+        return tape.gradient(wrap(y), wrap(x))
+
+    single = grads(lambda t: t)
+    nested = grads(lambda t: [t])
+    assert isinstance(single, sf.Tensor) and isinstance(nested, list) and len(nested) == 1
+    assert single.numpy().tobytes() == nested[0].numpy().tobytes()
+    t = np.tanh(x.numpy() * w.numpy())
+    np.testing.assert_allclose(single.numpy(), 1.5 * (1 - t * t) * w.numpy() + 1, rtol=1e-6)
+
+
+def test_seed_of_ones_is_a_fresh_writable_array():
+    x = sf.constant(np.array([1.0, 2.0], np.float64))
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = x + 0.0
+    g = tape.gradient(y, x)
+    np.testing.assert_array_equal(g.numpy(), [1.0, 1.0])
+    assert g.numpy().dtype == np.float64
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = sf.identity(x)
+    g2 = tape.gradient(y, x)
+    g2.numpy()[0] = 5.0                           # the caller's own array (not shared with the next)
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = sf.identity(x)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [1.0, 1.0])
+
+
+def test_conj_of_real_eager_tensors_is_the_tensor_and_complex_conjugates():
+    r = sf.constant(np.array([1.0, -2.0], np.float32))
+    assert sf.math.conj(r) is r
+    c = sf.constant(np.array([1 + 2j, -3j], np.complex64))
+    np.testing.assert_array_equal(sf.math.conj(c).numpy(), np.conj(c.numpy()))
+
+
+@pytest.mark.parametrize("value", [sf.UnconnectedGradients.NONE, "none", "NONE", sf.UnconnectedGradients.ZERO, "zero"])
+def test_unconnected_gradients_values(value):
+    x = sf.constant(np.array([1.0, 2.0], np.float32))
+    z = sf.constant(np.array([3.0], np.float32))
+    with sf.GradientTape() as tape:
+        tape.watch([x, z])
+        y = x * 2.0
+    g = tape.gradient(y, z, unconnected_gradients=value)
+    if str(getattr(value, "value", value)).lower() == "none":
+        assert g is None
+    else:
+        np.testing.assert_array_equal(g.numpy(), [0.0])
+    with pytest.raises(ValueError, match="unconnected_gradients"):
+        with sf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * 2.0
+        tape.gradient(y, x, unconnected_gradients="some")
