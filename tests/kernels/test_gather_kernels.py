@@ -13,7 +13,7 @@ except ImportError:  # pragma: no cover
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int8, np.int32, np.int64, np.uint16,
                                    np.bool_, np.complex64, np.complex128] + BF16)
-@pytest.mark.parametrize("inner", [(), (1,), (3,), (64,), (5, 3)])
+@pytest.mark.parametrize("inner", [(), (1,), (3,), (8,), (16,), (64,), (5, 3), (4, 2)])
 @pytest.mark.parametrize("n", [0, 7, 40_000])
 @pytest.mark.parametrize("always_compiled", [False, True, "streaming"])
 def test_matches_np_take(dtype, inner, n, always_compiled, monkeypatch):
@@ -74,3 +74,21 @@ def test_a_gather_larger_than_the_cache_streams_and_matches(monkeypatch):
     rows = rng.integers(0, 20_000, 50_000)
     np.testing.assert_array_equal(gk.take_rows(table, rows), table[rows])
     assert seen == [50_000 * 256]
+
+
+def test_rows_of_64_bytes_take_their_own_loop(monkeypatch):
+    """Rows of one cache line (16 float32, 8 float64, 4 complex128, 64 int8) go to the fixed-width
+    loop, others to the general one; both give np.take's bytes."""
+    monkeypatch.setattr(gk, "_PARALLEL_MIN_BYTES", 0)
+    seen = []
+    for name in ("_take_rows_nb", "_take_rows_64b_nb"):
+        loop = getattr(gk, name)
+        monkeypatch.setattr(gk, name, lambda *a, _loop=loop, _name=name: seen.append(_name) or _loop(*a))
+    rng = np.random.default_rng(5)
+    for dtype, inner, want in ((np.float32, (16,), "_take_rows_64b_nb"), (np.float64, (8,), "_take_rows_64b_nb"),
+                               (np.complex128, (2, 2), "_take_rows_64b_nb"), (np.int8, (64,), "_take_rows_64b_nb"),
+                               (np.float32, (12,), "_take_rows_nb"), (np.float64, (16,), "_take_rows_nb")):
+        table = (rng.standard_normal((3000,) + inner) * 100).astype(dtype)
+        rows = rng.integers(0, 3000, 5000)
+        assert gk.take_rows(table, rows).tobytes() == np.take(table, rows, axis=0).tobytes()
+        assert seen[-1] == want, (dtype, inner)

@@ -60,6 +60,36 @@ def _take_rows_nb(table, rows, out, nchunks, workers, stream):
             c = next_chunk(counter)
 
 
+# The loop above for rows of 8 words (64 bytes: 16 float32 or 8 float64, one cache line), with the
+# width and the prefetched lines as constants, so that a row's copy compiles to a few vector moves:
+# 1e6 rows from a table in cache, 2 threads, interleaved, 0.80-0.96x the time of the loop above.
+# It is written out again on purpose: sharing one body through an inlined helper made the general
+# loop 5-13% slower (and 1.5x with a called one) on rows of other widths.
+@njit(cache=True, nogil=True, parallel=True)
+def _take_rows_64b_nb(table, rows, out, nchunks, workers, stream):
+    n = rows.shape[0]
+    flat = table.reshape(-1)
+    counter = np.zeros(1, np.int64)
+    for w in prange(workers):
+        c = next_chunk(counter)
+        while c < nchunks:
+            a = n * c // nchunks
+            b = n * (c + 1) // nchunks
+            for i in range(a, b):
+                if i + _ROWS_AHEAD < b:
+                    prefetch_lines(flat, rows[i + _ROWS_AHEAD] * 8, 1)
+                r = rows[i]
+                if stream:
+                    for j in range(8):
+                        stream_store(out, i, j, table[r, j])
+                else:
+                    for j in range(8):
+                        out[i, j] = table[r, j]
+            if stream:
+                store_fence()
+            c = next_chunk(counter)
+
+
 def _word(row_bytes):
     for dt in (np.uint64, np.uint32, np.uint8):
         if row_bytes % np.dtype(dt).itemsize == 0:
@@ -80,7 +110,8 @@ def take_rows(table, rows):
     if rows.dtype not in _ROW_DTYPES or not rows.flags.c_contiguous:
         rows = np.ascontiguousarray(rows, dtype=np.int64)
     workers = worker_count()
+    kernel = _take_rows_64b_nb if src.shape[1] == 8 else _take_rows_nb
     with parallel_launch():
-        _take_rows_nb(src, rows, dst,
+        kernel(src, rows, dst,
                       chunk_count(n * row_bytes, _CHUNK_BYTES), workers, streaming_pays(n * row_bytes))
     return out
