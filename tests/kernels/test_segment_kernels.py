@@ -238,7 +238,7 @@ def bits(a):
 
 
 @pytest.mark.parametrize("layout", ["short", "long run over the middle", "one run", "negatives first",
-                                    "one row", "two rows", "gaps"])
+                                    "one row", "two rows", "gaps", "huge negatives", "random runs"])
 def test_short_runs_two_chains_match_one_row_order(layout):
     """Sorted D=1 ids with short runs take a loop that runs the two halves of each block as two
     chains, cut at a run start: every segment must still be the row-order result (checked bit
@@ -252,7 +252,12 @@ def test_short_runs_two_chains_match_one_row_order(layout):
            "negatives first": np.sort(rng.integers(-50, nseg, n)),
            "one row": np.array([3]),
            "two rows": np.array([1, 2]),
-           "gaps": np.sort(rng.choice(nseg, n // 3)).repeat(3)}[layout]
+           "gaps": np.sort(rng.choice(nseg, n // 3)).repeat(3),
+           # new runs are told by comparing ids as float64: ids this far apart from 0 collide there
+           # (dropped rows only), and runs of random length end on every kind of boundary
+           "huge negatives": np.concatenate([[-2**62, -2**62 + 1, -2**60 - 1, -2**60, -1],
+                                             np.sort(rng.integers(0, nseg, n - 5))]),
+           "random runs": np.cumsum(rng.random(n) < 0.6) - 1}[layout]
     data = (rng.standard_normal(ids.size) * 10.0 ** rng.integers(-5, 6, ids.size)).astype(np.float32)
     for kind, combine, start in (("sum", lambda a, b: a + b, 0.0), ("max", max, -np.inf),
                                  ("min", min, np.inf), ("prod", lambda a, b: a * b, 1.0)):

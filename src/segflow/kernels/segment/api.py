@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from segflow.kernels._common import BadInput, index_text
-from segflow.kernels.segment import checks, loops
+from segflow.kernels.segment import checks, idpass, loops
 from segflow.kernels.segment.plan import (COMBINE, KINDS, _thread_limit, _threads, count_parts,
                                           finish_chunks, move_rows, plan_for, reduce_strategy,
                                           row_chunks)
@@ -93,10 +93,10 @@ def _counts(flat, num_segments, nt):
         return np.bincount(flat[flat >= 0], minlength=num_segments).astype(np.int64)
     if nparts == 1:
         counts = np.zeros(num_segments, np.int64)
-        loops.count_span(flat, 0, flat.size, counts)
+        idpass.count_span(flat, 0, flat.size, counts)
         return counts
     with _thread_limit(nt):
-        return loops.count_ids(flat, num_segments, nparts, nt)
+        return idpass.count_ids(flat, num_segments, nparts, nt)
 
 
 def _empty_result(shape, dtype, name):

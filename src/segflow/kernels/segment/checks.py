@@ -1,6 +1,6 @@
 """The checks of the segment reductions' ids, indices and counts, and their error messages.
 
-One compiled pass (`loops.check_span` / `loops.check_ids`) reads the ids once: how many are out of
+One compiled pass (`idpass.check_span` / `idpass.check_ids`) reads the ids once: how many are out of
 range, how many descents, the largest. Only when it finds a problem are the bad positions looked
 up, and the error is raised in the shared wording of kernels/ids.py ("segment_ids[i] = v is out
 of range [0, n)", "... has dtype float32; ... must be int32 or int64"). The sorted ops' own
@@ -10,7 +10,7 @@ import numpy as np
 
 from segflow.kernels import ids as _ids
 from segflow.kernels._common import BadInput
-from segflow.kernels.segment.loops import check_ids, check_span
+from segflow.kernels.segment.idpass import check_ids, check_span
 from segflow.kernels.segment.plan import _thread_limit, check_chunks
 
 NO_LOWER = -(1 << 63)           # lower bound for unsorted ids: negatives are allowed (dropped)
@@ -56,7 +56,7 @@ def as_count(value, name):
 
 
 def _numpy_check_ids(ids, lo, hi):
-    """`loops.check_span` over all the flat ids, in NumPy."""
+    """`idpass.check_span` over all the flat ids, in NumPy."""
     ids = ids.reshape(-1)
     if ids.size == 0:
         return 0, 0, -(1 << 62)
