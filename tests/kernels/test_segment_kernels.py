@@ -238,11 +238,14 @@ def bits(a):
 
 
 @pytest.mark.parametrize("layout", ["short", "long run over the middle", "one run", "negatives first",
-                                    "one row", "two rows", "gaps", "huge negatives", "random runs"])
-def test_short_runs_two_chains_match_one_row_order(layout):
+                                    "one row", "two rows", "gaps", "huge negatives", "random runs",
+                                    "ids past 2**24"])
+@pytest.mark.parametrize("accumulate,id_dtype", [("wide", np.int64), ("native", np.int64), ("wide", np.int32)])
+def test_short_runs_two_chains_match_one_row_order(layout, accumulate, id_dtype):
     """Sorted D=1 ids with short runs take a loop that runs the two halves of each block as two
     chains, cut at a run start: every segment must still be the row-order result (checked bit
-    for bit against a plain Python loop in float64), wherever the cut falls."""
+    for bit against a plain Python loop in float64, or in float32 for native accumulation),
+    wherever the cut falls."""
     rng = np.random.default_rng(21)
     n, nseg = 5001, 5000
     ids = {"short": np.sort(rng.integers(0, nseg, n)),
@@ -257,15 +260,25 @@ def test_short_runs_two_chains_match_one_row_order(layout):
            # (dropped rows only), and runs of random length end on every kind of boundary
            "huge negatives": np.concatenate([[-2**62, -2**62 + 1, -2**60 - 1, -2**60, -1],
                                              np.sort(rng.integers(0, nseg, n - 5))]),
-           "random runs": np.cumsum(rng.random(n) < 0.6) - 1}[layout]
+           "random runs": np.cumsum(rng.random(n) < 0.6) - 1,
+           # neighbours there are equal as float32: the compare must stay exact
+           "ids past 2**24": 2**24 + 1 + np.cumsum(rng.random(n) < 0.6)}[layout]
+    if layout == "ids past 2**24":
+        nseg = 2**24 + n + 2
+    if id_dtype == np.int32:
+        if ids.min() < -2**31:
+            pytest.skip("ids of this layout do not fit in int32")
+        ids = ids.astype(np.int32)
     data = (rng.standard_normal(ids.size) * 10.0 ** rng.integers(-5, 6, ids.size)).astype(np.float32)
+    acc = np.float32 if accumulate == "native" else np.float64
+    values = [acc(x) for x in data.tolist()]
     for kind, combine, start in (("sum", lambda a, b: a + b, 0.0), ("max", max, -np.inf),
                                  ("min", min, np.inf), ("prod", lambda a, b: a * b, 1.0)):
         want = {}
-        for s, x in zip(ids.tolist(), data.astype(np.float64).tolist()):
+        for s, x in zip(ids.tolist(), values):
             if s >= 0:
-                want[s] = combine(want.get(s, start), x)
-        got = seg.unsorted_segment_reduce(kind, data, ids, nseg, num_threads=1)
+                want[s] = combine(want.get(s, acc(start)), x)
+        got = seg.unsorted_segment_reduce(kind, data, ids, nseg, num_threads=1, accumulate=accumulate)
         keys = sorted(want)
         np.testing.assert_array_equal(got[keys], np.array([want[k] for k in keys]).astype(np.float32))
 

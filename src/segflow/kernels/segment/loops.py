@@ -71,6 +71,34 @@ def _define_finish():
         return impl
 
 
+def _same(s, before, like):
+    """s == before (ids), compared in the type of `like`, the value a select on the result picks:
+    as float32 / float64 when `like` is, so that the select compiles to a compare mask and a
+    blend, not a branch (x86 has no conditional move into float registers, and a branch on where
+    runs end is mispredicted on random run lengths). s - before wraps, and a nonzero integer
+    converts to a float whose square is at least 1 (or inf), never 0: exact for all int64 ids."""
+
+
+@on_numba
+def _define_same():
+    from numba import types
+    from numba.extending import overload
+
+    @overload(_same, inline="always")
+    def _same_impl(s, before, like):
+        if isinstance(like, types.Float):
+            ftype = np.float32 if like.bitwidth == 32 else np.float64
+
+            def float_impl(s, before, like):
+                d = ftype(s - before)     # squared: LLVM would fold `ftype(d) == 0` back to d == 0
+                return d * d == 0
+            return float_impl
+
+        def impl(s, before, like):
+            return s == before
+        return impl
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _combine(op, a, b):
     """a (+|*|max|min) b for real a, b; max and min propagate NaN."""
@@ -177,15 +205,13 @@ def _combine_rows(op, acc, s, data, r):
 
 @njit(cache=True, nogil=True, inline="always")
 def _chain_rest(op, xs, col, out, init0, a, b, v, before):
-    """The rows a..b-1 by which one of _short_runs_plain's chains is longer (v, before: its state,
-    `before` the last id as a float)."""
+    """The rows a..b-1 by which one of _short_runs_plain's chains is longer (v, before: its state)."""
     for i in range(a, b):
         s = xs[i]
-        f = np.float64(s)
-        v = _combine(op, v if f == before else init0, col[i])
+        v = _combine(op, v if _same(s, before, v) else init0, col[i])
         if s >= 0:
             out[s] = v
-        before = f
+        before = s
 
 
 @njit(cache=True, nogil=True)
@@ -194,44 +220,39 @@ def _short_runs_plain(op, xs, col, out, init0):
     result depends on the row before (one add and select per row), so the block is cut at a run
     start near its middle and the halves run as two independent chains in one loop (each segment
     still reduced by one chain in row order: the same bits). Sums keep their own loop (through
-    `_combine` with op unknown, 1.1x the time). A new run is told by comparing ids as float64
-    (exact below 2**53, far above any stored id; a NaN start never matches): compared as
-    integers, the choice of running value or init0 compiled to a branch (x86 has no conditional
-    move into float registers), mispredicted on random runs: 1e6 rows in random runs of about
-    1.6, one thread, 4.3 ms against 1.1 with the float compare (a compare mask and a blend)."""
+    `_combine` with op unknown, 1.1x the time). A new run is told by `_same`: compared as plain
+    integers, the choice of running value or init0 compiled to a branch, mispredicted on random
+    runs (1e6 rows in random runs of about 1.6, one thread: 4.3 ms against 1.1)."""
     m = xs.shape[0]
     mid = m // 2
     while 0 < mid < m and xs[mid] == xs[mid - 1]:
         mid += 1
     k = min(mid, m - mid)
     va = vb = init0
-    ba = bb = np.nan
+    ba = xs[0] - 1 if m > 0 else 0           # "the id before": no match for the first row
+    bb = xs[mid] - 1 if mid < m else 0
     if op == SUM:
         for i in range(k):
             sa = xs[i]
             sb = xs[mid + i]
-            fa = np.float64(sa)
-            fb = np.float64(sb)
-            va = (va if fa == ba else init0) + col[i]
-            vb = (vb if fb == bb else init0) + col[mid + i]
+            va = (va if _same(sa, ba, va) else init0) + col[i]
+            vb = (vb if _same(sb, bb, vb) else init0) + col[mid + i]
             if sa >= 0:
                 out[sa] = va
             if sb >= 0:
                 out[sb] = vb
-            ba, bb = fa, fb
+            ba, bb = sa, sb
     else:
         for i in range(k):
             sa = xs[i]
             sb = xs[mid + i]
-            fa = np.float64(sa)
-            fb = np.float64(sb)
-            va = _combine(op, va if fa == ba else init0, col[i])
-            vb = _combine(op, vb if fb == bb else init0, col[mid + i])
+            va = _combine(op, va if _same(sa, ba, va) else init0, col[i])
+            vb = _combine(op, vb if _same(sb, bb, vb) else init0, col[mid + i])
             if sa >= 0:
                 out[sa] = va
             if sb >= 0:
                 out[sb] = vb
-            ba, bb = fa, fb
+            ba, bb = sa, sb
     _chain_rest(op, xs, col, out, init0, k, mid, va, ba)
     _chain_rest(op, xs, col, out, init0, mid + k, m, vb, bb)
 
@@ -262,16 +283,15 @@ def runs_block(op, scale, data, order, ids, init, fill, out, a, b, last):
             return
         v = init0
         count = 0
-        before = np.nan      # ids compared as floats: see _short_runs_plain
+        before = xs[0] - 1 if m > 0 else 0
         for i in range(m):
             s = xs[i]
-            f = np.float64(s)
-            same = f == before
+            same = _same(s, before, v)
             v = _combine(op, v if same else init0, rows[perm[i] if gathered else i, 0])
             count = (count if same else 0) + 1
             if s >= 0:
                 out[s, 0] = _finish(scale, v, count)
-            before = f
+            before = s
         return
     acc = np.empty((1, D), init.dtype)
     col = rows[:, 0] if D == 1 else rows[:0, 0]
