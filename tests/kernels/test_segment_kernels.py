@@ -616,3 +616,37 @@ def test_property_sparse(ids, kind, rows, seed):
                    ref_sparse(kind, data, indices, ids, 10))
     assert_matches(seg.sparse_segment_grad(kind, data[:1].repeat(10, 0), indices, ids, rows),
                    ref_sparse_grad(kind, data[:1].repeat(10, 0), indices, ids, rows))
+
+
+@pytest.mark.parametrize("strategy", ["private", "bucketed", "runs", "serial"])
+@pytest.mark.parametrize("D", [1, 16])
+def test_max_and_min_propagate_nan_on_every_path(strategy, D, small_thresholds, monkeypatch):
+    """max / min combine through np.maximum / np.minimum (branch-free): a NaN anywhere in a
+    segment makes it NaN, on every strategy, as TF's CPU kernels do."""
+    if strategy == "bucketed":
+        monkeypatch.setattr(seg.plan, "_PRIVATE_MAX_BYTES", 0)
+        monkeypatch.setattr(seg.plan, "_BUCKET_BYTES", 64)
+        monkeypatch.setattr(seg.plan, "_BUCKET_MIN", 0)
+        monkeypatch.setattr(seg.plan, "_BUCKET_MIN_THREADS_1D", 1)
+        monkeypatch.setattr(seg.plan, "_BAND_MAX_BYTES", 0)
+    if strategy == "serial":
+        monkeypatch.setattr(seg.plan, "_BUCKET_MIN", 1 << 40)
+        monkeypatch.setattr(seg.plan, "_MAX_PARTS", 1)
+    rng = np.random.default_rng(8)
+    n, nseg = 6000, 300
+    ids = rng.integers(-1, nseg, n)
+    if strategy == "runs":
+        ids = np.sort(ids)
+    data = rng.standard_normal((n, D)).astype(np.float32)
+    data[rng.random((n, D)) < 0.002] = np.nan
+    for kind, ufunc, start in (("max", np.maximum, np.finfo(np.float32).min),
+                               ("min", np.minimum, np.finfo(np.float32).max)):
+        want = np.full((nseg, D), start, np.float32)
+        keep = ids >= 0
+        ufunc.at(want, ids[keep], data[keep])
+        loop = seg.plan.reduce_strategy(seg.plan.plan_for(kind, "unsorted", data.dtype), n, D, nseg, 2,
+                                        strategy == "runs")[0]
+        assert loop == strategy
+        got = seg.unsorted_segment_reduce(kind, data[:, 0] if D == 1 else data, ids, nseg, num_threads=2)
+        np.testing.assert_array_equal(got.reshape(nseg, D), want)
+        assert np.isnan(want).any() and not np.isnan(want).all()

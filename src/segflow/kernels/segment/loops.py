@@ -101,14 +101,17 @@ def _define_same():
 
 @njit(cache=True, nogil=True, inline="always")
 def _combine(op, a, b):
-    """a (+|*|max|min) b for real a, b; max and min propagate NaN."""
+    """a (+|*|max|min) b for real a, b; max and min propagate NaN. np.maximum / np.minimum
+    compile without a branch (a ternary on `b > a` became one, mispredicted on random data, and
+    kept row loops from vectorising: a sorted max of 1e6 x 16 into 1e4 segments took 29 ms on
+    one thread against 6.4 for the sum)."""
     if op == SUM:
         return a + b
     if op == PROD:
         return a * b
     if op == MAX:
-        return b if (b > a) | (b != b) else a
-    return b if (b < a) | (b != b) else a
+        return np.maximum(a, b)
+    return np.minimum(a, b)
 
 
 @njit(cache=True, nogil=True)
@@ -193,14 +196,10 @@ def _combine_rows(op, acc, s, data, r):
             acc[s, k] *= data[r, k]
     elif op == MAX:
         for k in range(D):
-            a = acc[s, k]
-            b = data[r, k]
-            acc[s, k] = b if (b > a) | (b != b) else a
+            acc[s, k] = np.maximum(acc[s, k], data[r, k])     # branch-free: see _combine
     else:
         for k in range(D):
-            a = acc[s, k]
-            b = data[r, k]
-            acc[s, k] = b if (b < a) | (b != b) else a
+            acc[s, k] = np.minimum(acc[s, k], data[r, k])
 
 
 @njit(cache=True, nogil=True, inline="always")
