@@ -1,13 +1,14 @@
 """The eager shortcuts of the operator, gradient and tape paths give what the general paths give.
 
-Each shortcut here (cached Python-scalar operands, the in-place TanhGrad / SigmoidGrad kernels, a
-single-tensor `tape.gradient`, the real-tensor `conj`, the default `unconnected_gradients`) exists
-for speed only, so each test compares against the general computation, bit for bit.
+Each shortcut here (shared Python-scalar operands and gradient constants, the in-place TanhGrad /
+SigmoidGrad kernels, a single-tensor `tape.gradient`, the real-tensor `conj`, the default
+`unconnected_gradients`) exists for speed only, so each test compares against the general computation, bit for bit.
 """
 import numpy as np
 import pytest
 
 import segflow as sf
+from segflow._core import convert
 from segflow._ops import elementwise_grad as eg
 from segflow._ops import operators
 
@@ -65,19 +66,28 @@ def test_scalar_operands_are_cached_read_only_and_exact(dtype):
         np.testing.assert_array_equal((y - x).numpy(), general.numpy() - x.numpy())
 
 
-def test_zero_keeps_its_sign_and_is_never_cached():
+def test_zero_keeps_its_sign():
     x = sf.constant(np.array([1.0, 2.0], np.float32))
     assert np.signbit((x * -0.0).numpy()).all()
     assert not np.signbit((x * 0.0).numpy()).any()
-    assert np.signbit((x * -0.0).numpy()).all()      # after 0.0: no shared key
-    assert all(k[0] != 0 for k in operators._SCALARS)
+    assert np.signbit((x * -0.0).numpy()).all()      # after 0.0: its own cache entry
+    assert not np.signbit((x * 0).numpy()).any()
 
 
 def test_the_scalar_cache_stays_bounded():
     x = sf.constant(np.array([1.0], np.float64))
-    for i in range(1, operators._SCALARS_MAX * 2 + 10):
+    for i in range(1, convert._SHARED_SCALARS_MAX * 2 + 10):
         assert (x * float(i)).numpy()[0] == float(i)
-    assert len(operators._SCALARS) <= operators._SCALARS_MAX
+    assert len(convert._SHARED_SCALARS) <= convert._SHARED_SCALARS_MAX
+
+
+def test_gradient_constants_share_the_operators_scalars():
+    # one cache serves both: the 2 of a gradient formula and `y * 2.0` are the same tensor
+    assert eg._scalar(2, sf.float32) is operators._scalar_like(sf.constant(np.ones(2, np.float32)), 2, False)
+    assert eg._scalar(0.5, sf.float64).numpy().dtype == np.float64
+    g = sf.Graph()
+    with g.as_default():
+        assert eg._scalar(2, sf.float32).op.type == "Const"     # a graph gets its own constant
 
 
 def test_single_tensor_gradient_equals_the_nested_form():

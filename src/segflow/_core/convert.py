@@ -16,7 +16,7 @@ from segflow._core.registry import hooks
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.typing import DTypeLike, GradientLike, Name
 
-__all__ = ['index_array', 'small_index_tensor', 'scalar_tensor', 'to_numpy', 'make_tensor_proto', 'is_tensor', 'convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
+__all__ = ['index_array', 'small_index_tensor', 'scalar_tensor', 'shared_scalar', 'to_numpy', 'make_tensor_proto', 'is_tensor', 'convert_n_to_tensor', 'convert_to_tensor', 'convert_to_tensor_or_indexed_slices', 'internal_convert_n_to_tensor', 'internal_convert_to_tensor', 'register_tensor_conversion_function']
 
 _ctx_state = context._state
 _ctx_shared = context._shared
@@ -80,6 +80,28 @@ def scalar_tensor(value, hint=None):
     else:
         return None
     return EagerTensor(np.array(value, target))
+
+
+# (value, NumPy dtype) -> the read-only eager scalar `shared_scalar` made for it. Zeros are keyed
+# by their repr (0.0 and -0.0 are equal keys); the cache is emptied when full.
+_SHARED_SCALARS = {}
+_SHARED_SCALARS_MAX = 1024
+
+
+def shared_scalar(value, dtype):
+    """The Python number `value` as a read-only eager scalar of `dtype` (a np.dtype), made once per
+    (value, dtype) and shared: for constants that only ever feed ops (an operator's `y * 1.01` in a
+    loop, the 2 in a gradient formula), where an array and a tensor cost more than the arithmetic
+    they feed on small inputs. Never for what a caller gets back (it could not write to it)."""
+    key = (value, dtype) if value else (repr(value), dtype)
+    t = _SHARED_SCALARS.get(key)
+    if t is None:
+        v = np.asarray(value, dtype)
+        v.flags.writeable = False
+        if len(_SHARED_SCALARS) >= _SHARED_SCALARS_MAX:
+            _SHARED_SCALARS.clear()
+        t = _SHARED_SCALARS[key] = EagerTensor(v)
+    return t
 
 
 # ----------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import numpy as np
 
 from segflow._core import mode as context
 from segflow._core.registry import NotDifferentiable, RegisterGradient
+from segflow._core.convert import shared_scalar
 from segflow._core.tensor import EagerTensor
 from segflow._core.apply import apply_op
 from segflow._core.registry import register_op
@@ -12,23 +13,14 @@ from segflow._ops import shape as shape_ops
 from segflow._ops import cast as cast_ops
 
 _Eager = EagerTensor
-_SCALARS = {}  # (value, dtype) -> read-only eager scalar, shared by all eager gradient calls
 
 
 def _scalar(value, dtype):
-    """The constant `value` of `dtype` in a gradient formula. Eagerly the tensor is made once and
-    reused (converting a Python number costs more than the arithmetic it feeds); in a graph it is a
-    Const node as before."""
+    """The constant `value` of `dtype` in a gradient formula: eagerly one shared read-only scalar
+    (`convert.shared_scalar`), in a graph a Const node."""
     if not context.executing_eagerly():
         return cast_ops.cast(value, dtype)
-    key = (value, dtype)
-    t = _SCALARS.get(key)
-    if t is None:
-        t = cast_ops.cast(value, dtype)
-        if type(t._value) is np.ndarray:
-            t._value.flags.writeable = False
-        _SCALARS[key] = t
-    return t
+    return shared_scalar(value, dtype.np)
 
 
 def _skip(op):

@@ -3,6 +3,7 @@ this module is imported (`_ops/__init__` does): each is the elementwise op, with
 an eager tensor and a Python int or float."""
 import numpy as np
 
+from segflow._core.convert import shared_scalar
 from segflow._core.mode import _shared as _ctx, _state as _ctx_state
 from segflow._core.tensor import EagerTensor as _EagerTensor, Tensor
 from segflow._ops.elementwise import (
@@ -14,25 +15,6 @@ __all__ = []
 
 
 _FLOAT_MAX = {}     # NumPy float / complex dtype -> the largest finite value of its real part
-# (number, NumPy dtype) -> the read-only eager scalar made for it: a loop's `y * 1.01` makes it once
-# (an array and a tensor cost more than the multiply they feed on 16 elements). Zero is never
-# cached (0.0 and -0.0 are equal keys); the cache is emptied when full.
-_SCALARS = {}
-_SCALARS_MAX = 1024
-
-
-def _scalar_tensor(y, dtype):
-    key = (y, dtype)
-    t = _SCALARS.get(key)
-    if t is None:
-        v = np.asarray(y, dtype)
-        if not y:
-            return _EagerTensor(v)
-        v.flags.writeable = False
-        if len(_SCALARS) >= _SCALARS_MAX:
-            _SCALARS.clear()
-        t = _SCALARS[key] = _EagerTensor(v)
-    return t
 
 
 def _scalar_like(t, y, float_only):
@@ -47,11 +29,11 @@ def _scalar_like(t, y, float_only):
             top = _FLOAT_MAX[v.dtype] = float(np.finfo(v.dtype).max)
         if not -top <= y <= top:
             return None     # out of the dtype's range, inf or nan: the general path decides
-        return _scalar_tensor(y, v.dtype)
+        return shared_scalar(y, v.dtype)
     if kind in "iu" and not float_only and type(y) is int:
         info = np.iinfo(v.dtype)
         if info.min <= y <= info.max:
-            return _scalar_tensor(y, v.dtype)
+            return shared_scalar(y, v.dtype)
     return None
 
 
