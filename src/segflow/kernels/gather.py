@@ -4,8 +4,8 @@
 (1e5 rows of a 1e6 x 64 float32 table) are memory-bound random row copies; one thread reaches
 about half the copy bandwidth, so the rows are split over the Numba threads (the result is a copy,
 identical whatever the thread count). Rows are copied as raw words (uint64/uint32/uint8 views), so
-every non-object dtype takes the same compiled loop; outputs larger than the last-level cache are
-written with streaming stores. Small gathers, non-contiguous tables and object arrays use np.take.
+every non-object dtype takes the same compiled loop (rows of 64 bytes a copy of it with the width
+fixed); outputs larger than the last-level cache are written with streaming stores. Small gathers, non-contiguous tables and object arrays use np.take.
 """
 import numpy as np
 
