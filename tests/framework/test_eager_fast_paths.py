@@ -2,13 +2,16 @@
 
 Each shortcut here (shared Python-scalar operands and gradient constants, the in-place TanhGrad /
 SigmoidGrad kernels, a single-tensor `tape.gradient`, the real-tensor `conj`, the default
-`unconnected_gradients`) exists for speed only, so each test compares against the general computation, bit for bit.
+`unconnected_gradients`, the plain-op runner and its one-output records, the gradient functions
+kept from walk to walk) exists for speed only, so each test compares against the general
+computation, bit for bit, or checks that what the shortcut skips still happens where it must.
 """
 import numpy as np
 import pytest
 
 import segflow as sf
 from segflow._core import convert
+from segflow._core.apply import apply_op
 from segflow._ops import elementwise_grad as eg
 from segflow._ops import operators
 
@@ -151,3 +154,99 @@ def test_unconnected_gradients_values(value):
             tape.watch(x)
             y = x * 2.0
         tape.gradient(y, x, unconnected_gradients="some")
+
+
+# ----------------------------------------------------------------------------- plain-op runner
+
+def _general(opdef, *inputs):
+    """The op through the general eager path (`_run_eager`), for comparison."""
+    from segflow._core import apply
+    return apply._run_eager(opdef, inputs, [t._value for t in inputs], {}, None)
+
+
+@pytest.mark.parametrize("op_type,arity", [("Mul", 2), ("AddV2", 2), ("Sub", 2), ("RealDiv", 2),
+                                           ("Tanh", 1), ("Exp", 1), ("Neg", 1), ("TanhGrad", 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_plain_runner_gives_the_general_paths_bits(op_type, arity, dtype):
+    from segflow._core.registry import lookup_op
+    opdef = lookup_op(op_type)
+    assert opdef._plain is not None          # these are plain ops: the runner is what they take
+    rng = np.random.default_rng(1)
+    values = [(rng.uniform(0.5, 2, (3, 4)) + (0.25j if np.dtype(dtype).kind == "c" else 0)).astype(dtype)
+              for _ in range(arity)]
+    inputs = [sf.constant(v) for v in values]
+    got = apply_op(op_type, *inputs)
+    want = _general(opdef, *inputs)
+    assert got.dtype == want.dtype
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+def test_plain_runner_leaves_errors_and_conversions_to_the_general_path():
+    x32 = sf.constant([1.0, 2.0])
+    x64 = sf.constant(np.array([1.0, 2.0]))
+    with pytest.raises(sf.errors.InvalidArgumentError, match="Mul"):
+        x32 * x64                                # dtype mismatch: the general path's error
+    with pytest.raises(sf.errors.InvalidArgumentError, match="Tanh"):
+        sf.tanh(sf.constant([1, 2]))             # int32 is not allowed for Tanh
+    with pytest.raises(sf.errors.InvalidArgumentError, match="AddV2"):
+        sf.constant(np.ones((2, 3), np.float32)) + sf.constant(np.ones((4,), np.float32))
+    # a NumPy operand and a Python list take the general conversion and give NumPy's values
+    a = np.array([3.0, 4.0], np.float32)
+    np.testing.assert_array_equal(sf.multiply(x32, a).numpy(), x32.numpy() * a)
+    np.testing.assert_array_equal(sf.add(x32, [1.0, 1.0]).numpy(), x32.numpy() + 1)
+
+
+def test_plain_runner_records_once_per_watching_tape_and_keeps_outputs_alive():
+    x = sf.constant([0.5, -1.5])
+    with sf.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with sf.GradientTape() as inner:
+            inner.watch(x)
+            y = sf.tanh(x * x)
+        dy = inner.gradient(y, x)
+    t = np.tanh(x.numpy() ** 2)
+    np.testing.assert_allclose(dy.numpy(), 2 * x.numpy() * (1 - t * t), rtol=1e-6)
+    records = outer._tape.records
+    assert [r.type for r in records[:2]] == ["Mul", "Tanh"]
+    assert all(r.outputs[0] is not None for r in records)
+    # second order through the outer tape: d/dx of 2x(1 - tanh(x^2)^2), by central differences
+    d2 = outer.gradient(dy, x).numpy()
+    f = lambda v: 2 * v * (1 - np.tanh(v * v) ** 2)
+    h = 1e-3
+    num = (f(x.numpy().astype(np.float64) + h) - f(x.numpy().astype(np.float64) - h)) / (2 * h)
+    np.testing.assert_allclose(d2, num, rtol=1e-3, atol=1e-4)
+
+
+def test_gradient_functions_registered_later_are_seen_by_the_next_walk():
+    from segflow._core import registry
+    name = f"FastPathLateGrad{len(registry._OPS)}"     # a new op type each run
+    registry.register_op(name, inputs=("x",), attrs={"T": "x"},
+                         infer=lambda op, x: [registry.TensorSpec(x.dtype, x.shape)],
+                         kernel=lambda x: x * 2)
+    x = sf.constant([1.0, 3.0])
+    run = lambda: apply_op(name, x)
+    with sf.GradientTape() as tape:      # a walk before the registration caches the other types
+        tape.watch(x)
+        y = sf.tanh(x)
+    tape.gradient(y, x)
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = run()
+    with pytest.raises(LookupError, match=name):
+        tape.gradient(y, x)
+    registry.RegisterGradient(name)(lambda op, grad: grad * 2)
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = run()
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0])
+
+
+def test_add_n_refuses_inputs_of_different_shapes_and_sums_equal_ones():
+    with pytest.raises(sf.errors.InvalidArgumentError, match="AddN.*shape"):
+        sf.add_n([sf.ones(3), sf.ones(1)])
+    with pytest.raises(sf.errors.InvalidArgumentError, match="input 2"):
+        sf.add_n([sf.ones((2, 2)), sf.ones((2, 2)), sf.ones((2, 1))])
+    vals = [np.arange(6, dtype=np.float32).reshape(2, 3) * k for k in (1, 2, 5)]
+    np.testing.assert_array_equal(sf.add_n([sf.constant(v) for v in vals]).numpy(), vals[0] + vals[1] + vals[2])
+    with pytest.raises(sf.errors.InvalidArgumentError, match="AddN"):
+        sf.add_n([sf.ones(2), sf.ones(2, dtype=sf.float64)])

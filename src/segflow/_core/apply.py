@@ -65,6 +65,13 @@ def apply_op(op_type: str, *inputs: Any, name: Name = None, **attrs: Any) -> Any
     except KeyError:
         raise errors.NotFoundError(None, None, f"Op type not registered '{op_type}'") from None
     if _shared.all_eager or _state.eager:
+        run = opdef._plain
+        if run is not None and not attrs:
+            if run is True:
+                run = opdef._plain = _plain_runner(opdef)
+            result = run(inputs, name)
+            if result is not None:
+                return result
         if opdef._fast and len(inputs) == len(opdef.input_names):  # else _convert_inputs names the problem
             args = []
             for x in inputs:
@@ -150,14 +157,11 @@ def _run_eager(opdef, tensors, args, attrs, name):
             out = opdef.kernel(*args, **full)
         else:
             out = opdef.kernel(*args)  # no `**{}`: cheaper for the many attr-less ops
-    except errors.OpError:
-        raise
-    except BadInput as e:
-        raise errors.invalid_input(errors.OpName(opdef.name, name), e.input_name, e.message) from None
-    except MemoryError as e:
-        raise resource_exhausted(opdef.name, name, e) from None
-    except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as e:
-        raise _explain_failure(opdef, tensors, full, name, e) from None
+    except Exception as e:
+        err = _kernel_failure(opdef, tensors, full, name, e)
+        if err is None:
+            raise
+        raise err from None
     if opdef._single:
         if type(out) is not _ndarray and not isinstance(out, _generic):
             out = np.asarray(out)
@@ -174,6 +178,68 @@ def _run_eager(opdef, tensors, args, attrs, name):
         if tapes:
             _record_on(tapes, opdef, tensors, result, full)
     return result
+
+
+def _kernel_failure(opdef, tensors, attrs, name, exc):
+    """The error to raise for the exception `exc` of an eager kernel, or None to let it through
+    as it is (an OpError already, or not a kind of failure translated here)."""
+    if isinstance(exc, errors.OpError):
+        return None
+    if isinstance(exc, BadInput):
+        return errors.invalid_input(errors.OpName(opdef.name, name), exc.input_name, exc.message)
+    if isinstance(exc, MemoryError):
+        return resource_exhausted(opdef.name, name, exc)
+    if isinstance(exc, (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError)):
+        return _explain_failure(opdef, tensors, attrs, name, exc)
+    return None
+
+
+def _plain_runner(opdef):
+    """`_run_eager` made for one plain op (`OpDef._plain`: one or two inputs of one dtype attr, one
+    output, no attrs, stateless): `run(inputs, name)` runs it on EagerTensors (exactly that type)
+    of one allowed dtype and records it on the tapes, or returns None and leaves everything else
+    (other inputs, a dtype mismatch or one not allowed, with the error it raises) to the general
+    path. Unary and binary elementwise ops and the gradients' kernels (TanhGrad ...) take it:
+    about 0.25 us less an op than the general loop over checks and options."""
+    allowed = opdef._checks[0][2]
+    arity = len(opdef.input_names)
+    binary = arity == 2
+    record = tape_lib.record_one
+
+    def run(inputs, name):
+        if len(inputs) != arity:
+            return None
+        x = inputs[0]
+        if type(x) is not _EagerTensor:
+            return None
+        u = x._value
+        dt = u.dtype
+        if binary:
+            y = inputs[1]
+            if type(y) is not _EagerTensor:
+                return None
+            v = y._value
+            if v.dtype is not dt and v.dtype != dt:
+                return None
+        if allowed is not None and dt not in allowed:
+            return None
+        try:
+            # (the kernel is read on each call: check_numerics swaps kernels)
+            out = opdef.kernel(u, v) if binary else opdef.kernel(u)
+        except Exception as e:
+            err = _kernel_failure(opdef, inputs, {}, name, e)
+            if err is None:
+                raise
+            raise err from None
+        if type(out) is not _ndarray and not isinstance(out, _generic):
+            out = np.asarray(out)
+        result = _EagerTensor(out)
+        if _tapes_active.any:
+            tapes = _tape_state.tapes
+            if tapes:
+                record(tapes, opdef, inputs, result, {})
+        return result
+    return run
 
 
 def _eager_list_args(opdef, inputs):
@@ -210,6 +276,15 @@ def _flat_inputs(opdef, tensors):
 
 
 def _check_list_dtypes(opdef, positions, values, name):
+    if len(positions) == 1 and opdef.list_inputs[positions[0]]:   # one list (AddN, Pack, ...)
+        p0 = positions[0]
+        arrays = values[p0]
+        if arrays:
+            dt = arrays[0].dtype
+            for a in arrays:
+                if a.dtype is not dt and a.dtype != dt:
+                    raise _dtype_mismatch(opdef, name, p0, p0, dt, a.dtype)
+        return
     dts = []
     for p in positions:
         v = values[p]

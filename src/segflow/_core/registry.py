@@ -50,6 +50,7 @@ class Registry:
     def __init__(self, name):
         self._name = name
         self._registry = {}
+        self.version = 0       # counts registrations (caches of lookups compare it)
 
     def register(self, candidate, name=None):
         name = name or candidate.__name__
@@ -60,6 +61,7 @@ class Registry:
         frame = sys._getframe(2)   # who called the decorator (no source read: imports stay fast)
         code = frame.f_code
         self._registry[name] = (candidate, f"{code.co_name} {code.co_filename}:{frame.f_lineno}")
+        self.version += 1
 
     def lookup(self, name):
         try:
@@ -200,6 +202,13 @@ class OpDef:
         self._fast = not self.has_list_input
         self._fast_lists = self.has_list_input and not stateful
         self._single = num_outputs == 1 and not list_output
+        # True: a plain op (one or two inputs sharing one dtype attr, one output, no attrs or
+        # defaults, no state), whose eager calls on EagerTensors take a runner made for it on the
+        # first call (`apply._plain_runner`); None: the general path.
+        self._plain = True if (
+            self._single and not stateful and not self.has_list_input and not self.defaults
+            and len(self.input_names) in (1, 2) and len(self._checks) == 1
+            and len(self._checks[0][1]) == len(self.input_names) - 1) else None
 
     def output_count(self, attrs, input_counts):
         n = self.num_outputs

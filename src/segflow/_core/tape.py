@@ -13,7 +13,7 @@ times a plain attribute, so hot paths test `_active.any` first (True while any t
 import contextlib
 import threading
 
-from segflow._core.operation import Operation
+from segflow._core.operation import Operation, eager_record
 
 __all__ = ["Tape", "record", "record_graph_op", "push_tape", "pop_tape", "variable_accessed", "suspended"]
 
@@ -154,6 +154,24 @@ def record_on(tapes, opdef, inputs, outputs, attrs, grad_fn=None):
             if id(o) not in watched:
                 watched.add(id(o))
                 keep.append(o)
+
+
+def record_one(tapes, opdef, inputs, result, attrs):
+    """`record_on` for an op of one output and no list inputs (most ops), with `inputs` the tuple
+    apply_op got (kept as the record's inputs, not copied). The record's outputs keep `result`
+    alive, so its id needs no entry in `tape.keep`."""
+    entry = None
+    for tape in tapes:
+        watched = tape.watched
+        for x in inputs:
+            if id(x) in watched:
+                break
+        else:
+            continue
+        if entry is None:
+            entry = eager_record(opdef, inputs, [result], attrs)
+        tape.records.append(entry)
+        watched.add(id(result))
 
 
 def would_record(tapes, flat_inputs):

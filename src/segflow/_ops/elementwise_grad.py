@@ -41,11 +41,13 @@ def _unbroadcast(grad, x):
     return cw.sum_to_shape(grad, shape_ops.shape(x))
 
 
+# The three most common gradients read `op.skip_input_indices` directly (every Operation has it):
+# a call less on every backward step.
 @RegisterGradient("Add")
 @RegisterGradient("AddV2")
 def _add_grad(op, grad):
     x, y = op.inputs
-    skip = _skip(op)
+    skip = op.skip_input_indices or ()
     return (None if 0 in skip else _unbroadcast(grad, x),
             None if 1 in skip else _unbroadcast(grad, y))
 
@@ -53,7 +55,7 @@ def _add_grad(op, grad):
 @RegisterGradient("Sub")
 def _sub_grad(op, grad):
     x, y = op.inputs
-    skip = _skip(op)
+    skip = op.skip_input_indices or ()
     return (None if 0 in skip else _unbroadcast(grad, x),
             None if 1 in skip else _unbroadcast(cw.negative(grad), y))
 
@@ -61,9 +63,9 @@ def _sub_grad(op, grad):
 @RegisterGradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
-    skip = _skip(op)
-    return (None if 0 in skip else _unbroadcast(cw.multiply(grad, cw.conj(y)), x),
-            None if 1 in skip else _unbroadcast(cw.multiply(cw.conj(x), grad), y))
+    skip = op.skip_input_indices or ()
+    return (None if 0 in skip else _unbroadcast(apply_op("Mul", grad, cw.conj(y)), x),
+            None if 1 in skip else _unbroadcast(apply_op("Mul", cw.conj(x), grad), y))
 
 
 def _quotient_grad(op, grad, divide):

@@ -389,6 +389,12 @@ def _infer_add_n(op, inputs):
 
 
 def _add_n_kernel(inputs):
+    shape = inputs[0].shape
+    for x in inputs:
+        if x.shape != shape:       # (np.add would broadcast them)
+            i = next(i for i, x in enumerate(inputs) if x.shape != shape)
+            raise BadInput("inputs", f"must all have one shape: input 0 has shape {list(shape)}, "
+                                     f"input {i} {list(x.shape)}")
     out = np.add(inputs[0], inputs[1]) if len(inputs) > 1 else np.array(inputs[0], copy=True)
     if type(out) is not np.ndarray:  # 0-d inputs give a NumPy scalar, which `out=` cannot take
         out = np.asarray(out)
