@@ -138,7 +138,15 @@ def call_grad_fn(grad_fn, op, out_grads):
             break
     result = grad_fn(op, *filled)
     kind = type(result)
-    if kind is not list and kind is not tuple:
+    if (kind is not list and kind is not tuple) or len(result) != len(op.inputs):
+        return _per_input(result, op)
+    return result
+
+
+def _per_input(result, op):
+    """A gradient function's result as one gradient per input of `op` (a lone tensor or None as a
+    list of one), or the error when the count is wrong."""
+    if type(result) is not list and type(result) is not tuple:
         if isinstance(result, (Tensor, IndexedSlices)) or result is None:
             result = [result]
         else:
@@ -232,16 +240,28 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
     if build_scope is not None:   # viz (issue 15): the ops built from here on are backward ops
         graph = get_default_graph()
         first = len(graph._ops)
+    # Forward: the ops a source's value flows into, each with the positions of its inputs that
+    # need no gradient (TF's `op.skip_input_indices`: inputs off every path from a source, such as
+    # the constant factor of a Mul, or of a dtype gradients do not flow through, integers and
+    # float8). Gradient functions may skip work for them; their gradients are dropped anyway. An
+    # op with every input skipped is not walked (nothing it gives could reach a source).
     useful = []
     add = reach.add
-    for op in ops_in_order:        # forward: the ops a source's value flows into
-        for x in op.inputs:
-            if id(x) in reach:
-                useful.append(op)
-                for o in op.outputs:
-                    if not stop_ids or id(o) not in stop_ids or id(o) in source_ids:
-                        add(id(o))
-                break
+    for op in ops_in_order:
+        skip = None
+        inputs = op.inputs
+        for i, x in enumerate(inputs):
+            # (an eager float tensor is told by its array's dtype inline: this runs for every
+            # input of every op)
+            if id(x) not in reach or ((type(x) is not EagerTensor or x._value.dtype not in _BACKPROPAGATABLE_NP)
+                                      and not is_backpropagatable(x)):
+                skip = (i,) if skip is None else skip + (i,)
+        if not inputs or skip is not None and len(skip) == len(inputs):
+            continue
+        useful.append((op, skip))
+        for o in op.outputs:
+            if not stop_ids or id(o) not in stop_ids or id(o) in source_ids:
+                add(id(o))
     grads = {}
     seeded = {}   # id -> how many of its gradients are seeds (they come first)
     for t, g in zip(targets, target_grads):
@@ -266,14 +286,15 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                                 colocate_aggregation)
             lst[:] = (g,)
             return g
-    for op in reversed(useful):
+    for op, skip in reversed(useful):
         outputs = op.outputs
         if len(outputs) == 1:      # the common case, without the general loop below
             oid = id(outputs[0])
             lst = get(oid)
             if not lst or (stop_ids and oid in stop_ids):
                 continue
-            out_grads = [lst[0] if len(lst) == 1 else combine(lst, op, oid)]
+            out_grads = None
+            grad = lst[0] if len(lst) == 1 else combine(lst, op, oid)
         else:
             out_grads = []
             connected = False
@@ -297,27 +318,18 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                 if key is not None:
                     fn_of[key] = grad_fn
         inputs = op.inputs
-        skip = None
-        # Lets gradient functions skip work for inputs off every path from a source (the constant
-        # factor of a Mul) or of a dtype gradients do not flow through (integers, float8); their
-        # gradients would be dropped below anyway. With every input skipped, the op is skipped.
-        for i, x in enumerate(inputs):
-            # (an eager float tensor is told by its array's dtype inline: the walk asks this of
-            # every input of every op)
-            if id(x) not in reach or ((type(x) is not EagerTensor or x._value.dtype not in _BACKPROPAGATABLE_NP)
-                                      and not is_backpropagatable(x)):
-                skip = (i,) if skip is None else skip + (i,)
-        if skip is not None and len(skip) == len(inputs):
-            continue
-        if skip is None:
-            in_grads = call_grad_fn(grad_fn, op, out_grads) if build_scope is None else \
-                _call(grad_fn, op, out_grads, build_scope)
-        else:
+        if skip is not None:
             op.skip_input_indices = skip
-            try:
-                in_grads = call_grad_fn(grad_fn, op, out_grads) if build_scope is None else \
-                    _call(grad_fn, op, out_grads, build_scope)
-            finally:
+        try:
+            if out_grads is not None or build_scope is not None:
+                in_grads = _call(grad_fn, op, [grad] if out_grads is None else out_grads, build_scope)
+            else:     # eager, one output (its gradient is never missing): call_grad_fn inlined
+                in_grads = grad_fn(op, grad)
+                if (type(in_grads) is not tuple and type(in_grads) is not list) or \
+                        len(in_grads) != len(inputs):
+                    in_grads = _per_input(in_grads, op)
+        finally:
+            if skip is not None:
                 op.skip_input_indices = None
         for i, (x, g) in enumerate(zip(inputs, in_grads)):
             if g is None or (skip is not None and i in skip):     # off every path, or not a float

@@ -162,12 +162,14 @@ def _target(t):
 def _seed(t):
     """The default upstream gradient of target `t`: ones of its shape (of a variable's value shape
     and dtype for a variable handle)."""
-    if t.dtype == dtypes.resource:
+    eager = type(t) is EagerTensor
+    # (t.dtype makes a DType: an eager tensor of numbers is told by its array, a handle's holds objects)
+    if not (eager and t._value.dtype.kind != "O") and t.dtype == dtypes.resource:
         if isinstance(t, EagerTensor):
             v = t._value.item().read()
             return EagerTensor(np.ones(v.shape, v.dtype))
         return array_ops.ones(handle_shape(t), handle_attr(t, "dtype"))
-    if type(t) is EagerTensor:
+    if eager:
         # The seed directly (OnesLike is not differentiable, so no tape needs to see it); empty +
         # fill costs half of np.ones, a Python function over the same two steps.
         v = t._value
@@ -352,7 +354,7 @@ class GradientTape:
         if flat_out is not None and len(flat_out) != len(flat_targets):
             raise ValueError(f"output_gradients has {len(flat_out)} entries for {len(flat_targets)} targets; "
                              "pass one gradient (a tensor, or None) per target")
-        if any(isinstance(t, IndexedSlices) for t in flat_targets):
+        if type(target) is not EagerTensor and any(isinstance(t, IndexedSlices) for t in flat_targets):
             if flat_out is None:
                 flat_out = [None] * len(flat_targets)
             backward_lib.dense_targets(flat_targets, flat_out, gather_ops.gather)

@@ -8,13 +8,15 @@ Python number takes the dtype of the tensor beside it (`t + 1`).
 from __future__ import annotations
 
 from typing import Optional
+import re
+
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import EagerTensor, Tensor
-from segflow._core.apply import apply_op
+from segflow._core.apply import apply_op, plain_op
 from segflow._core import tensor as _tensor_module
 from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
@@ -413,9 +415,10 @@ register_op("ComplexAbs", inputs=("x",), attrs={"T": "x"}, allowed={"T": dtypes.
 
 
 def _unary_fn(op_type: str, doc: str) -> UnaryOp:
-    def fn(x: TensorLike, name: Name = None) -> Tensor:
-        return apply_op(op_type, x, name=name)
+    fn = plain_op(op_type)     # apply_op(op_type, x, name=name), eager tensors straight to the kernel
     fn.__doc__ = doc
+    fn.__annotations__ = {"x": TensorLike, "name": Name, "return": Tensor}
+    fn.__name__ = fn.__qualname__ = re.sub(r"(?<!^)(?=[A-Z])", "_", op_type).lower()   # is_nan
     return fn
 
 

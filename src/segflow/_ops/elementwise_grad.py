@@ -6,7 +6,7 @@ from segflow._core import mode as context
 from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._core.convert import shared_scalar
 from segflow._core.tensor import EagerTensor
-from segflow._core.apply import apply_op
+from segflow._core.apply import apply_op, plain_op
 from segflow._core.registry import register_op
 from segflow._ops import elementwise as cw
 from segflow._ops import shape as shape_ops
@@ -41,6 +41,9 @@ def _unbroadcast(grad, x):
     return cw.sum_to_shape(grad, shape_ops.shape(x))
 
 
+_mul = plain_op("Mul")     # cw.multiply without apply_op's dispatch (see apply.plain_op)
+
+
 # The three most common gradients read `op.skip_input_indices` directly (every Operation has it):
 # a call less on every backward step.
 @RegisterGradient("Add")
@@ -64,8 +67,8 @@ def _sub_grad(op, grad):
 def _mul_grad(op, grad):
     x, y = op.inputs
     skip = op.skip_input_indices or ()
-    return (None if 0 in skip else _unbroadcast(apply_op("Mul", grad, cw.conj(y)), x),
-            None if 1 in skip else _unbroadcast(apply_op("Mul", cw.conj(x), grad), y))
+    return (None if 0 in skip else _unbroadcast(_mul(grad, cw.conj(y)), x),
+            None if 1 in skip else _unbroadcast(_mul(cw.conj(x), grad), y))
 
 
 def _quotient_grad(op, grad, divide):
@@ -339,12 +342,13 @@ def _sigmoid_grad_kernel(y, dy):
 for _name, _kernel in (("TanhGrad", _tanh_grad_kernel), ("SigmoidGrad", _sigmoid_grad_kernel)):
     register_op(_name, inputs=("y", "dy"), attrs={"T": ("y", "dy")}, allowed={"T": cw._FLOAT_COMPLEX},
                 infer=cw._infer_binary, kernel=_kernel)
+_tanh_grad_op, _sigmoid_grad_op = plain_op("TanhGrad"), plain_op("SigmoidGrad")
 
 
 @RegisterGradient("Tanh")
 def _tanh_grad(op, grad):
     # grad * (1 - conj(y)^2)
-    return apply_op("TanhGrad", op.outputs[0], grad)
+    return _tanh_grad_op(op.outputs[0], grad)
 
 
 @RegisterGradient("TanhGrad")
@@ -358,7 +362,7 @@ def _tanh_grad_grad(op, grad):
 @RegisterGradient("Sigmoid")
 def _sigmoid_grad(op, grad):
     # grad * conj(y) * (1 - conj(y))
-    return apply_op("SigmoidGrad", op.outputs[0], grad)
+    return _sigmoid_grad_op(op.outputs[0], grad)
 
 
 @RegisterGradient("SigmoidGrad")

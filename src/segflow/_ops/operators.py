@@ -3,12 +3,13 @@ this module is imported (`_ops/__init__` does): each is the elementwise op, with
 an eager tensor and a Python int or float."""
 import numpy as np
 
+from segflow._core.apply import plain_op
 from segflow._core.convert import shared_scalar
 from segflow._core.mode import _shared as _ctx, _state as _ctx_state
 from segflow._core.tensor import EagerTensor as _EagerTensor, Tensor
 from segflow._ops.elementwise import (
-    abs, add, floordiv, floormod, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or,
-    logical_xor, multiply, negative, pow, subtract, truediv
+    abs, floordiv, floormod, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or,
+    logical_xor, negative, pow, truediv
 )
 
 __all__ = []
@@ -50,7 +51,10 @@ def _with_scalars(fn, reflected, float_only=False):
     return op
 
 
-for _op_name, _fn, _float_only in (("__add__", add, False), ("__sub__", subtract, False), ("__mul__", multiply, False),
+# The three commonest operators call their op's plain function (`apply.plain_op`: eager tensors go
+# straight to the kernel) instead of add / subtract / multiply, which go through apply_op.
+_add, _subtract, _multiply = plain_op("AddV2"), plain_op("Sub"), plain_op("Mul")
+for _op_name, _fn, _float_only in (("__add__", _add, False), ("__sub__", _subtract, False), ("__mul__", _multiply, False),
                                    ("__truediv__", truediv, True), ("__floordiv__", floordiv, False),
                                    ("__mod__", floormod, False), ("__pow__", pow, False),
                                    ("__and__", logical_and, False), ("__or__", logical_or, False),
