@@ -250,3 +250,57 @@ def test_add_n_refuses_inputs_of_different_shapes_and_sums_equal_ones():
     np.testing.assert_array_equal(sf.add_n([sf.constant(v) for v in vals]).numpy(), vals[0] + vals[1] + vals[2])
     with pytest.raises(sf.errors.InvalidArgumentError, match="AddN"):
         sf.add_n([sf.ones(2), sf.ones(2, dtype=sf.float64)])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.complex128] + BF16)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5)])
+def test_in_place_sigmoid_gives_the_plain_expressions_bits(dtype, shape):
+    from segflow._ops.elementwise import _sigmoid
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape) * 30          # reaches exp overflow for float16 and float32
+    if np.dtype(dtype).kind == "c":
+        x = x + 0.5j * rng.standard_normal(shape)
+    x = x.astype(dtype)
+    with np.errstate(all="ignore"):
+        want = np.asarray((1 / (1 + np.exp(-x))).astype(x.dtype, copy=False))
+    got = np.asarray(_sigmoid(x))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+def test_quietly_ignores_float_errors_inside_and_restores_the_callers_state():
+    import warnings
+    from segflow.kernels.quiet import quietly
+    one, zero = np.float32(1), np.zeros(2, np.float32)
+    old = np.seterr(all="raise")
+    try:
+        out = quietly(np.true_divide, one, zero)                  # no FloatingPointError
+        np.testing.assert_array_equal(out, [np.inf, np.inf])
+        with pytest.raises(FloatingPointError):
+            np.true_divide(one, zero)                              # the caller's "raise" again
+        np.seterr(all="warn")                                      # a new state: a new quiet one
+        quietly(np.true_divide, one, zero)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(RuntimeWarning):
+                np.true_divide(one, zero)
+            quietly(np.true_divide, one, zero)                     # still quiet, no warning
+        with pytest.raises(ZeroDivisionError):                     # errors of fn pass through,
+            quietly(lambda: 1 // 0)
+        with pytest.raises(RuntimeWarning):                        # and the state is restored
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                np.true_divide(one, zero)
+    finally:
+        np.seterr(**old)
+
+
+def test_ops_with_quiet_kernels_give_inf_and_nan_without_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = sf.constant([1.0, 0.0, -1.0])
+        np.testing.assert_array_equal((x / sf.constant([0.0, 0.0, 0.0])).numpy(), [np.inf, np.nan, -np.inf])
+        np.testing.assert_array_equal((sf.constant([1e30]) ** 2).numpy(), [np.inf])
+        np.testing.assert_array_equal(sf.sigmoid(sf.constant([-1000.0, 1000.0])).numpy(), [0.0, 1.0])
+        np.testing.assert_array_equal(sf.math.softplus(sf.constant([1e30, -1e30])).numpy(), np.float32([1e30, 0.0]))

@@ -13,13 +13,14 @@ import re
 import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow._core.convert import convert_to_tensor
+from segflow._core.convert import convert_to_tensor, shared_scalar
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core.apply import apply_op, plain_op
 from segflow._core import tensor as _tensor_module
 from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
+from segflow.kernels.quiet import quietly
 from segflow._ops.cast import cast
 from segflow._core import fold as tensor_util
 from segflow._ops import shape as shape_ops
@@ -73,8 +74,7 @@ def _binary(name, kernel, allowed=_NUMERIC, infer=_infer_binary, inputs=("x", "y
 def _quiet(fn):
     """Runs `fn` with NumPy's float warnings off: division by zero gives inf/nan as in TF."""
     def kernel(*args):
-        with np.errstate(all="ignore"):
-            return fn(*args)
+        return quietly(fn, *args)
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     return kernel
 
@@ -83,8 +83,7 @@ def _int_div_check(fn):
     def kernel(x, y):
         if x.dtype.kind in "iu" and np.any(y == 0):
             raise BadInput("y", "Integer division by zero")
-        with np.errstate(all="ignore"):
-            return fn(x, y)
+        return quietly(fn, x, y)
     return kernel
 
 
@@ -103,8 +102,7 @@ def _zero_where(zero_input, fn):
     """TF's xlogy/xdivy/mul_no_nan kernels: fn(x, y), but exactly 0 wherever input `zero_input`
     (0 for x, 1 for y) is 0, whatever the other one holds (0, inf, nan)."""
     def kernel(x, y):
-        with np.errstate(all="ignore"):
-            out = fn(x, y)
+        out = quietly(fn, x, y)
         return np.where((x, y)[zero_input] == 0, np.zeros((), x.dtype), out).astype(x.dtype, copy=False)
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     return kernel
@@ -123,8 +121,7 @@ _binary("TruncateDiv", _int_div_check(lambda x, y: np.trunc(np.true_divide(x, y)
 def _pow_kernel(x, y):
     if x.dtype.kind in "iu" and np.any(y < 0):
         raise BadInput("y", "Integers to negative integer powers are not allowed")
-    with np.errstate(all="ignore"):
-        return np.power(x, y)
+    return quietly(np.power, x, y)
 
 
 _binary("Pow", _pow_kernel)
@@ -170,14 +167,27 @@ _unary("Ceil", np.ceil, allowed=_FLOAT)
 _unary("Round", np.round, allowed=_REAL)
 
 
+def _sigmoid_expr(x):
+    # 1 / (1 + exp(-x)), each step in place on one temporary (the same roundings)
+    # (the 1 as a 0-d array of x's dtype: a Python int costs NumPy 0.3 us more an op)
+    t = np.asarray(np.negative(x))      # (0-d inputs give a NumPy scalar)
+    one = shared_scalar(1, t.dtype)._value
+    np.exp(t, out=t)
+    np.add(t, one, out=t)
+    np.true_divide(one, t, out=t)
+    return t
+
+
 def _sigmoid(x):
-    with np.errstate(over="ignore"):
-        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+    return quietly(_sigmoid_expr, x)     # exp(-x) overflows to inf for x below about -88: 0
+
+
+def _softplus_expr(x):
+    return np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype, copy=False)
 
 
 def _softplus(x):
-    with np.errstate(over="ignore"):
-        return np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype, copy=False)
+    return quietly(_softplus_expr, x)
 
 
 def _erf(x):
