@@ -325,8 +325,12 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                 in_grads = _call(grad_fn, op, [grad] if out_grads is None else out_grads, build_scope)
             else:     # eager, one output (its gradient is never missing): call_grad_fn inlined
                 in_grads = grad_fn(op, grad)
-                if (type(in_grads) is not tuple and type(in_grads) is not list) or \
-                        len(in_grads) != len(inputs):
+                kind = type(in_grads)
+                if kind is not tuple and kind is not list:
+                    # (one eager tensor for an op of one input, as the unary gradients return)
+                    in_grads = (in_grads,) if kind is EagerTensor and len(inputs) == 1 else \
+                        _per_input(in_grads, op)
+                elif len(in_grads) != len(inputs):
                     in_grads = _per_input(in_grads, op)
         finally:
             if skip is not None:

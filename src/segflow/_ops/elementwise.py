@@ -400,12 +400,6 @@ def pow(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
     return apply_op("Pow", x, y, name=name)
 
 
-def negative(x: TensorLike, name: Name = None) -> Tensor:
-    """-x elementwise."""
-    return apply_op("Neg", x, name=name)
-
-
-neg = negative
 
 
 def abs(x: TensorLike, name: Name = None) -> Tensor:
@@ -424,12 +418,20 @@ register_op("ComplexAbs", inputs=("x",), attrs={"T": "x"}, allowed={"T": dtypes.
             infer=_infer_complex_abs, kernel=np.abs)
 
 
-def _unary_fn(op_type: str, doc: str) -> UnaryOp:
-    fn = plain_op(op_type)     # apply_op(op_type, x, name=name), eager tensors straight to the kernel
+def _op_fn(op_type, doc, annotations, name):
+    fn = plain_op(op_type)     # apply_op(op_type, ..., name=name), eager tensors straight to the kernel
     fn.__doc__ = doc
-    fn.__annotations__ = {"x": TensorLike, "name": Name, "return": Tensor}
-    fn.__name__ = fn.__qualname__ = re.sub(r"(?<!^)(?=[A-Z])", "_", op_type).lower()   # is_nan
+    fn.__annotations__ = annotations
+    fn.__name__ = fn.__qualname__ = name or re.sub(r"(?<!^)(?=[A-Z])", "_", op_type).lower()   # is_nan
     return fn
+
+
+def _unary_fn(op_type: str, doc: str, name: Optional[str] = None) -> UnaryOp:
+    return _op_fn(op_type, doc, {"x": TensorLike, "name": Name, "return": Tensor}, name)
+
+
+negative = _unary_fn("Neg", "-x elementwise.", "negative")
+neg = negative
 
 
 sign = _unary_fn("Sign", "-1, 0 or 1 by the sign of x (x/|x| for complex).")
@@ -463,10 +465,7 @@ logical_not = _unary_fn("LogicalNot", "Elementwise NOT of a bool tensor.")
 
 
 def _binary_fn(op_type: str, doc: str) -> BinaryOp:
-    def fn(x: TensorLike, y: TensorLike, name: Name = None) -> Tensor:
-        return apply_op(op_type, x, y, name=name)
-    fn.__doc__ = doc
-    return fn
+    return _op_fn(op_type, doc, {"x": TensorLike, "y": TensorLike, "name": Name, "return": Tensor}, None)
 
 
 maximum = _binary_fn("Maximum", "Elementwise max(x, y), with broadcasting.")
