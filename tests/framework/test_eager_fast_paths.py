@@ -304,3 +304,32 @@ def test_ops_with_quiet_kernels_give_inf_and_nan_without_warnings():
         np.testing.assert_array_equal((sf.constant([1e30]) ** 2).numpy(), [np.inf])
         np.testing.assert_array_equal(sf.sigmoid(sf.constant([-1000.0, 1000.0])).numpy(), [0.0, 1.0])
         np.testing.assert_array_equal(sf.math.softplus(sf.constant([1e30, -1e30])).numpy(), np.float32([1e30, 0.0]))
+
+
+@pytest.mark.parametrize("in_shape,shape", [((), (3, 2)), ((1,), (4,)), ((2, 1), (2, 3)), ((3,), (2, 3)),
+                                            ((), ()), ((0,), (5, 0)), ((1, 0), (3, 0)), ((1, 1, 3), (2, 4, 3))])
+def test_broadcast_to_copies_what_numpy_broadcasts(in_shape, shape):
+    x = np.random.default_rng(4).standard_normal(in_shape).astype(np.float32)
+    got = sf.broadcast_to(sf.constant(x), list(shape)).numpy()
+    want = np.broadcast_to(x, shape)
+    assert got.shape == want.shape and got.dtype == want.dtype and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("in_shape,shape", [((3,), (1,)), ((2, 1), (1,)), ((3,), (2, 4)), ((3,), (-1, 3))])
+def test_broadcast_to_refuses_shapes_it_cannot_reach(in_shape, shape):
+    with pytest.raises(sf.errors.InvalidArgumentError, match="BroadcastTo"):
+        sf.broadcast_to(sf.constant(np.ones(in_shape, np.float32)), list(shape))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize("axis,keepdims", [(1, False), ((0, 2), True), (None, False), (-1, True)])
+def test_mean_gradient_spreads_one_over_the_count(dtype, axis, keepdims):
+    x = sf.constant(np.random.default_rng(5).standard_normal((3, 4, 5)).astype(dtype))
+    with sf.GradientTape() as tape:
+        tape.watch(x)
+        y = sf.reduce_mean(x, axis=axis, keepdims=keepdims)
+    g = tape.gradient(y, x).numpy()
+    count = 60 if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
+    assert g.dtype == np.dtype(dtype) and g.shape == (3, 4, 5)
+    np.testing.assert_array_equal(g, np.full((3, 4, 5), np.asarray(1, dtype) / np.asarray(count, dtype)))

@@ -8,19 +8,24 @@ from segflow._core.registry import NotDifferentiable, RegisterGradient
 from segflow._ops import elementwise as cw
 from segflow._ops import reduce as ro
 from segflow._ops import shape as so
+from segflow._core.tensor import EagerTensor
 from segflow._ops import cast as cast_ops
+from segflow._ops.elementwise_grad import _scalar
 
 
 def _static_shapes(op):
     """(input dims, keepdims dims) as Python lists when the input's shape and the axes are known
     when the gradient is built (always eagerly), else None."""
     x, axes = op.inputs
-    if not x.shape.is_fully_defined():
-        return None
-    ax = fold.constant_value(axes)
-    if ax is None:
-        return None
-    dims = x.shape.as_list()
+    if type(x) is EagerTensor and type(axes) is EagerTensor:     # eagerly: the arrays say it all
+        dims, ax = list(x._value.shape), axes._value
+    else:
+        if not x.shape.is_fully_defined():
+            return None
+        ax = fold.constant_value(axes)
+        if ax is None:
+            return None
+        dims = x.shape.as_list()
     reduced = {int(a) % len(dims) for a in np.atleast_1d(ax)} if dims else set()
     return dims, [1 if i in reduced else d for i, d in enumerate(dims)]
 
@@ -49,7 +54,10 @@ def _mean_grad(op, grad):
         count = math.prod(dims) // max(math.prod(kept), 1)
         # Divided before it is spread: each element gets the same quotient, computed once per
         # output element instead of once per input element.
-        return _spread(cw.realdiv(grad, cast_ops.cast(count, grad.dtype)), op, static), None
+        # (a shared scalar of the count eagerly, as the gradients' constants; a count float16
+        # cannot hold goes through the cast, which makes it inf without a warning)
+        n = _scalar(count, grad.dtype) if count <= 65504 else cast_ops.cast(count, grad.dtype)
+        return _spread(cw.realdiv(grad, n), op, static), None
     x = op.inputs[0]
     y = op.outputs[0]
     count = cw.truediv(so.size(x), cw.maximum(so.size(y), 1))
