@@ -412,10 +412,10 @@ def _reshape_kernel(x, shape):
     shape = np.asarray(shape)
     if shape.ndim != 1:
         raise BadInput("shape", f"must be a vector, got shape {list(shape.shape)}")
-    out = _reshape_target(x.size, [int(d) for d in shape], list(x.shape))
+    out = _reshape_target(x.size, shape.tolist(), list(x.shape))    # (tolist: Python ints, in C)
     if x.size == 0:     # a view of the same elements: only an empty shape can be unrepresentable
         check_output_shape(out, x.dtype, "shape")
-    return np.reshape(x, tuple(out))
+    return x.reshape(out)
 
 
 register_op("Reshape", inputs=("tensor", "shape"), attrs={"T": "tensor", "Tshape": "shape"},
