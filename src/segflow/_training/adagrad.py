@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Union
 from segflow._core.convert import convert_to_tensor
-from segflow._ops import elementwise as math_ops
 from segflow._ops import control as control_flow_ops
 from segflow._training import optimizer
 from segflow._ops import cast as cast_ops
@@ -49,12 +48,11 @@ class AdagradOptimizer(optimizer.Optimizer):
                                                            name="learning_rate")
 
     def _apply_dense(self, grad, var):
+        # One fused op (training_ops.py), with the arithmetic of
+        #   acc_t = acc.assign_add(grad * grad);  var.assign_sub(lr * grad / sqrt(acc_t))
         lr = cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
         acc = self.get_slot(var, "accumulator")
-        acc_t = acc.assign_add(grad * grad, use_locking=self._use_locking)
-        var_update = var.assign_sub(lr * grad / math_ops.sqrt(acc_t), use_locking=self._use_locking,
-                                    read_value=False)
-        return control_flow_ops.group(var_update, acc_t)
+        return control_flow_ops.group(training_ops.resource_apply_adagrad(var, acc, lr, grad))
 
     def _apply_sparse(self, grad, var):
         # One fused op (training_ops.py) over the gathered rows, with the arithmetic of

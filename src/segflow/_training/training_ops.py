@@ -16,6 +16,8 @@ validated before anything is written.
 
 `ResourceSparseApplyAdagrad`: AdagradOptimizer's sparse step on the rows named (accumulator rows
 updated, var rows moved) in one pass, with the arithmetic of the unfused gather / scatter ops.
+`ResourceApplyAdagrad`: its dense step, in place, with the arithmetic of the unfused
+`accum.assign_add(grad * grad)` / `var.assign_sub(lr * grad / sqrt(accum))` (seven ops eagerly).
 
 `ResourceSparseApplyLazyAdam`: LazyAdamOptimizer's sparse step (only the rows named: their moments
 updated and written back, their var rows moved), in one pass over those rows in place
@@ -24,6 +26,8 @@ updated and written back, their var rows moved), in one pass over those rows in 
 import contextlib
 import math
 
+import numpy as np
+
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.registry import NotDifferentiable
@@ -31,10 +35,11 @@ from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids, scatter
 from segflow.kernels import training as training_kernels
+from segflow.kernels.quiet import quietly
 from segflow._ops import variable_ops as rvo
 
 __all__ = ["resource_sparse_apply_adam", "resource_sparse_apply_lazy_adam", "resource_sparse_apply_adagrad",
-           "check_gradient"]
+           "resource_apply_adagrad", "check_gradient"]
 
 def _infer_sparse_apply_adam(op, var, m, v, lr, beta1, beta2, epsilon, grad, indices):
     for name, h in (("var", var), ("m", m), ("v", v)):
@@ -126,6 +131,44 @@ register_op("ResourceSparseApplyAdagrad", inputs=("var", "accum", "lr", "grad", 
             attrs={"T": "grad", "Tindices": "indices"}, allowed={"Tindices": (dtypes.int32, dtypes.int64)},
             infer=_infer_sparse_apply_adagrad, kernel=_sparse_apply_adagrad_kernel, stateful=True, num_outputs=0)
 NotDifferentiable("ResourceSparseApplyAdagrad")
+
+
+def _apply_adagrad_kernel(state, var, accum, lr, grad):
+    rv, ra = rvo.resource_of(var), rvo.resource_of(accum)
+    with rvo.locked(rv, ra):
+        table, slot = rv.peek(), ra.peek()
+        for arg, arr in (("accum", slot), ("grad", grad)):
+            if arr.shape != table.shape or arr.dtype != table.dtype:
+                raise BadInput(arg, f"shape {list(arr.shape)} / dtype {arr.dtype} differs from var "
+                                    f"'{rv.name}' ({list(table.shape)}, {table.dtype})")
+        A = ra.writable()
+        np.add(A, grad * grad, out=A)
+        step = quietly(_adagrad_step, lr, grad, A)     # 0 / 0 is nan without a warning, as unfused
+        W = rv.writable()
+        np.subtract(W, step, out=W)
+    return ()
+
+
+def _adagrad_step(lr, grad, accum):
+    return np.true_divide(lr * grad, np.sqrt(accum))
+
+
+def _infer_apply_adagrad(op, var, accum, lr, grad):
+    return _infer_sparse_apply_adagrad(op, var, accum, lr, grad, None)    # the same checks but indices
+
+
+register_op("ResourceApplyAdagrad", inputs=("var", "accum", "lr", "grad"), attrs={"T": ("lr", "grad")},
+            infer=_infer_apply_adagrad, kernel=_apply_adagrad_kernel, stateful=True, num_outputs=0)
+NotDifferentiable("ResourceApplyAdagrad")
+
+
+def resource_apply_adagrad(var, accum, lr, grad, name=None):
+    """Adagrad's dense step on variables var and accum, in place, with the arithmetic of the
+    unfused ops (accum += grad * grad; var -= lr * grad / sqrt(accum)); lr a scalar of var's
+    dtype. Returns the Operation (graph), None (eagerly)."""
+    ctrl = getattr(var, "_ctrl", None)
+    with (ctrl() if ctrl is not None else contextlib.nullcontext()):
+        return rvo.apply_no_output("ResourceApplyAdagrad", var.handle, accum.handle, lr, grad, name=name)
 
 
 def resource_sparse_apply_adagrad(var, accum, lr, grad, indices, name=None):
