@@ -197,24 +197,35 @@ def test_plain_runner_leaves_errors_and_conversions_to_the_general_path():
 
 
 def test_plain_runner_records_once_per_watching_tape_and_keeps_outputs_alive():
+    import gc
+    import weakref
     x = sf.constant([0.5, -1.5])
     with sf.GradientTape(persistent=True) as outer:
         outer.watch(x)
-        with sf.GradientTape() as inner:
+        with sf.GradientTape(persistent=True) as inner:
             inner.watch(x)
-            y = sf.tanh(x * x)
+            t = x * x
+            y = sf.tanh(t)
+            alive = weakref.ref(t)
+            del t                     # only the records hold it now: its id must stay its own,
+            gc.collect()              # or a new tensor taking it would be recorded as watched
+            assert alive() is not None
+            assert id(alive()) in inner._tape.watched and id(alive()) in outer._tape.watched
+            c = sf.constant([1.0, 2.0])
+            c + c                     # watches nothing: recorded nowhere
         dy = inner.gradient(y, x)
+    records = inner._tape.records
+    assert [r.type for r in records] == ["Mul", "Tanh"]              # once each, nothing else
+    assert [r.type for r in outer._tape.records[:2]] == ["Mul", "Tanh"]
+    assert all(a is b for a, b in zip(records, outer._tape.records))  # one entry, both tapes
     t = np.tanh(x.numpy() ** 2)
     np.testing.assert_allclose(dy.numpy(), 2 * x.numpy() * (1 - t * t), rtol=1e-6)
-    records = outer._tape.records
-    assert [r.type for r in records[:2]] == ["Mul", "Tanh"]
-    assert all(r.outputs[0] is not None for r in records)
     # second order through the outer tape: d/dx of 2x(1 - tanh(x^2)^2), by central differences
     d2 = outer.gradient(dy, x).numpy()
     f = lambda v: 2 * v * (1 - np.tanh(v * v) ** 2)
     h = 1e-3
-    num = (f(x.numpy().astype(np.float64) + h) - f(x.numpy().astype(np.float64) - h)) / (2 * h)
-    np.testing.assert_allclose(d2, num, rtol=1e-3, atol=1e-4)
+    v = x.numpy().astype(np.float64)
+    np.testing.assert_allclose(d2, (f(v + h) - f(v - h)) / (2 * h), rtol=1e-3, atol=1e-4)
 
 
 def test_gradient_functions_registered_later_are_seen_by_the_next_walk():

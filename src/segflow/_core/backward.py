@@ -61,8 +61,6 @@ def aggregate(grads, aggregation_method=None):
     if len(grads) == 1:
         return grads[0]
     sparse = [g for g in grads if isinstance(g, IndexedSlices)]
-    if not sparse and aggregation_method != AggregationMethod.EXPERIMENTAL_TREE:
-        return hooks.add_n(grads)
     if len(sparse) == len(grads):
         return IndexedSlices(hooks.concat([g.values for g in grads], 0),
                                  hooks.concat([hooks.cast(g.indices, grads[0].indices.dtype)
@@ -325,12 +323,8 @@ def backward(ops_in_order, targets, target_grads, sources, reach=None, stop_ids=
                 in_grads = _call(grad_fn, op, [grad] if out_grads is None else out_grads, build_scope)
             else:     # eager, one output (its gradient is never missing): call_grad_fn inlined
                 in_grads = grad_fn(op, grad)
-                kind = type(in_grads)
-                if kind is not tuple and kind is not list:
-                    # (one eager tensor for an op of one input, as the unary gradients return)
-                    in_grads = (in_grads,) if kind is EagerTensor and len(inputs) == 1 else \
-                        _per_input(in_grads, op)
-                elif len(in_grads) != len(inputs):
+                if (type(in_grads) is not tuple and type(in_grads) is not list) or \
+                        len(in_grads) != len(inputs):
                     in_grads = _per_input(in_grads, op)
         finally:
             if skip is not None:

@@ -96,7 +96,8 @@ def shared_scalar(value, dtype):
     key = (value, dtype) if value else (repr(value), dtype)
     t = _SHARED_SCALARS.get(key)
     if t is None:
-        v = np.asarray(value, dtype)
+        with np.errstate(over="ignore"):      # a value past the dtype's range is inf, as a cast gives
+            v = np.asarray(value, dtype)
         v.flags.writeable = False
         if len(_SHARED_SCALARS) >= _SHARED_SCALARS_MAX:
             _SHARED_SCALARS.clear()

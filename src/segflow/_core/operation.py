@@ -55,27 +55,6 @@ class Operation:
         for t in self.inputs:
             t._consumers.append(self)
 
-    @classmethod
-    def _record(cls, opdef, inputs, outputs, attrs, input_counts=None, grad_fn=None, name=None):
-        """An eager record: `inputs` and `outputs` are EagerTensors, `attrs` the static attrs the
-        kernel ran with (dtype attrs are derived from the inputs by `get_attr`)."""
-        # Only what an eager record uses is set (this runs for every recorded op): the graph-only
-        # slots (_control_inputs, _device, _colocation, _gradient_type, _kernel_attrs, _const_cache)
-        # stay empty and the properties that read them answer for records themselves.
-        op = cls.__new__(cls)
-        op._graph = None
-        op._type = opdef.name if opdef is not None else "CustomGradient"
-        op._name = name or op._type
-        op.inputs = inputs
-        op._attrs = attrs
-        op._opdef = opdef
-        op._input_counts = input_counts
-        op.grad_fn = grad_fn
-        op.skip_input_indices = None
-        op._original_op = None
-        op.outputs = outputs     # (no _id: a tape's record list is its creation order)
-        return op
-
     @property
     def type(self):
         return self._type
@@ -168,18 +147,24 @@ class Operation:
 _new_op = Operation.__new__
 
 
-def eager_record(opdef, inputs, outputs, attrs):
-    """`Operation._record` of an op (not a custom gradient) with no list inputs, as a plain
-    function: it runs for nearly every recorded op (124 against 182 ns a record)."""
+def eager_record(opdef, inputs, outputs, attrs, input_counts=None, grad_fn=None, name=None):
+    """An eager record (the Operation a tape keeps for an op that ran): `inputs` and `outputs` are
+    EagerTensors, `attrs` the static attrs the kernel ran with (dtype attrs are derived from the
+    inputs by `get_attr`); opdef None for a custom gradient's record (`grad_fn` set). A plain
+    function: it runs for every recorded op."""
+    # Only what an eager record uses is set: the graph-only slots (_control_inputs, _device,
+    # _colocation, _gradient_type, _kernel_attrs, _const_cache) stay empty and the properties that
+    # read them answer for records themselves.
     op = _new_op(Operation)
     op._graph = None
-    op._type = op._name = opdef.name
+    op._type = opdef.name if opdef is not None else "CustomGradient"
+    op._name = name or op._type
     op.inputs = inputs
     op._attrs = attrs
     op._opdef = opdef
-    op._input_counts = None
-    op.grad_fn = None
+    op._input_counts = input_counts
+    op.grad_fn = grad_fn
     op.skip_input_indices = None
     op._original_op = None
-    op.outputs = outputs
+    op.outputs = outputs     # (no _id: a tape's record list is its creation order)
     return op

@@ -16,7 +16,8 @@ from segflow._core.graph import get_default_graph
 from segflow._core.operation import Operation
 from segflow._core.indexed_slices import IndexedSlices, IndexedSlicesValue
 from segflow._core.tensor import EagerTensor, Tensor
-from segflow._core.apply import ExecState, resource_exhausted
+from segflow._core.apply import ExecState
+from segflow._core.memory import resource_exhausted
 from segflow._core.registry import regroup_inputs
 from segflow._core import run_config
 from segflow._core.convert import utf8_array

@@ -8,7 +8,8 @@ from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import convert_to_tensor
 from segflow._core.tensor import Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import apply_op, check_alloc
+from segflow._core.apply import apply_op
+from segflow._core.memory import check_alloc
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids
 from segflow._core.typing import DTypeLike, IntLike, Name, TensorLike

@@ -54,10 +54,7 @@ def _mean_grad(op, grad):
         count = math.prod(dims) // max(math.prod(kept), 1)
         # Divided before it is spread: each element gets the same quotient, computed once per
         # output element instead of once per input element.
-        # (a shared scalar of the count eagerly, as the gradients' constants; a count float16
-        # cannot hold goes through the cast, which makes it inf without a warning)
-        n = _scalar(count, grad.dtype) if count <= 65504 else cast_ops.cast(count, grad.dtype)
-        return _spread(cw.realdiv(grad, n), op, static), None
+        return _spread(cw.realdiv(grad, _scalar(count, grad.dtype)), op, static), None
     x = op.inputs[0]
     y = op.outputs[0]
     count = cw.truediv(so.size(x), cw.maximum(so.size(y), 1))

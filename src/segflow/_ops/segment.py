@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Optional
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core import fold as tensor_util
-from segflow._core.apply import apply_op, check_alloc
+from segflow._core.apply import apply_op
+from segflow._core.memory import check_alloc
 from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow._core.tensor import Tensor
 from segflow.kernels import segment

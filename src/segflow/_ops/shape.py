@@ -12,7 +12,8 @@ from segflow._core.convert import convert_to_tensor, small_index_tensor
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
-from segflow._core.apply import apply_op, check_alloc, resource_exhausted
+from segflow._core.apply import apply_op
+from segflow._core.memory import check_alloc, resource_exhausted
 from segflow._core.registry import TensorSpec, hooks, register_op
 from segflow.kernels import BadInput
 from segflow._ops.cast import cast

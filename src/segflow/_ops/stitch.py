@@ -12,7 +12,8 @@ import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core import fold as tensor_util
-from segflow._core.apply import apply_op, memory_limit
+from segflow._core.apply import apply_op
+from segflow._core.memory import memory_limit
 from segflow._core.registry import TensorSpec, register_op
 from segflow.kernels import BadInput, ids, index_text
 from segflow._ops.shape import check_output_shape

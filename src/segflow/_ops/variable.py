@@ -15,7 +15,7 @@ from segflow._core.convert import convert_to_tensor, register_tensor_conversion_
 from segflow._core.graph import GraphKeys, control_dependencies, get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.mode import get_default_session
-from segflow._core.operation import Operation
+from segflow._core.operation import eager_record
 from segflow._core.registry import lookup_op, NotDifferentiable
 from segflow._core.tensor import Tensor, TensorOperators, _Reference
 from segflow._core.apply import apply_op
@@ -208,9 +208,9 @@ class ResourceVariable(TensorOperators):
     def op(self):
         if self._in_graph:
             return self._parent_op if self._parent_op is not None else self._handle.op
-        return Operation._record(lookup_op("VarHandleOp"), [], [self._handle],
-                                 {"shared_name": self._shared_name, "dtype": self.dtype, "shape": self.shape},
-                                 name=self._shared_name)
+        return eager_record(lookup_op("VarHandleOp"), [], [self._handle],
+                            {"shared_name": self._shared_name, "dtype": self.dtype, "shape": self.shape},
+                            name=self._shared_name)
 
     @property
     def graph(self):
