@@ -64,15 +64,24 @@ def _numpy_check_ids(ids, lo, hi):
     return int(nbad), int(np.count_nonzero(ids[1:] < ids[:-1])), int(ids.max())
 
 
+def bounds(dtype, lo, hi):
+    """[lo, hi) as the inclusive bounds (lo, top_ok) of the ids' own integer dtype, so that the
+    compiled check compares without widening: a bound past the dtype's range is clamped to it
+    (no id can fall outside it there)."""
+    info = np.iinfo(dtype)
+    return dtype.type(max(lo, info.min)), dtype.type(min(hi - 1, info.max))
+
+
 def stats(ids, lo, hi, nt):
     """(number of ids outside [lo, hi), number of descents, max id) over the flat ids."""
     chunks = check_chunks(ids.size, nt, ids.itemsize)
     if chunks == 0:
         return _numpy_check_ids(ids, lo, hi)
+    lo, top_ok = bounds(ids.dtype, lo, hi)
     if chunks == 1:
-        return check_span(ids, lo, hi, 0, ids.size)
+        return check_span(ids, lo, top_ok, 0, ids.size)
     with _thread_limit(nt):
-        found = check_ids(ids, lo, hi, chunks, nt)
+        found = check_ids(ids, lo, top_ok, chunks, nt)
     return int(found[:, 0].sum()), int(found[:, 1].sum()), int(found[:, 2].max())
 
 
