@@ -534,6 +534,23 @@ def test_huge_ids_are_refused_by_every_kernel(small_thresholds):
 
 # ----------------------------------------------------------------------------- fallback
 
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int8)])
+def test_small_inputs_take_the_numpy_path_on_flat_elements(dtype):
+    """Inputs below _TINY elements run `_numpy_reduce`, which feeds ufunc.at flat elements (index
+    id * width + column) in the accumulator's dtype: rows of 2 x 3, negative ids dropped, empty
+    segments filled, for every kind, unsorted and sorted, against the reference."""
+    rng = np.random.default_rng(12)
+    data = make_data(rng, (40, 2, 3), dtype)
+    assert data.size < seg.plan._TINY
+    ids = rng.integers(-2, 9, size=40)
+    ids[ids == 4] = 5                       # segment 4 stays empty
+    for kind in kinds_for(dtype, UNSORTED_KINDS):
+        assert_matches(seg.unsorted_segment_reduce(kind, data, ids, 11), ref_unsorted(kind, data, ids, 11))
+    sids = np.sort(np.abs(ids))             # gaps at 4, and the sorted rule's fill
+    for kind in kinds_for(dtype, SORTED_KINDS):
+        assert_matches(seg.sorted_segment_reduce(kind, data, sids), ref_sorted(kind, data, sids))
+
+
 def test_numpy_fallback_matches_reference(monkeypatch):
     """Without Numba every public function runs on `_numpy_reduce` and `_numpy_check_ids`."""
     rng = np.random.default_rng(10)

@@ -26,9 +26,18 @@ def _numpy_reduce(op, scale, data, ids, num_segments, init, fill, acc_dtype, ord
     (checked: < num_segments; negatives dropped) reduced per segment; empty segments get fill."""
     rows = data if order is None else data[order]
     keep = ids >= 0
-    rows, ids = rows[keep], ids[keep]
+    if not keep.all():
+        rows, ids = rows[keep], ids[keep]
     out = np.full((num_segments,) + data.shape[1:], init, acc_dtype)
-    COMBINE[op].at(out, ids, rows)
+    # ufunc.at takes its fast loop only on 1-D operands of one dtype, so rows go in as flat
+    # elements in the accumulator's dtype (exact: float32 -> float64), each element's index
+    # ids[i] * width + column. 255 x 16 float32 into float64, NumPy 2.4: 194 us as rows of mixed
+    # dtype, 40 us as rows of float64, 7 us flat; the order per element is unchanged.
+    width = math.prod(data.shape[1:])
+    flat_ids = ids if width == 1 else (ids.astype(np.intp)[:, None] * width + np.arange(width)).reshape(-1)
+    COMBINE[op].at(out.reshape(-1), flat_ids, rows.astype(acc_dtype, copy=False).reshape(-1))
+    if not scale and fill == init:           # empty segments already hold their fill
+        return out
     counts = np.bincount(ids, minlength=num_segments).reshape((-1,) + (1,) * (data.ndim - 1))
     if scale and out.dtype.kind in "iu":     # the integer mean: truncating division, as C++ does
         nonzero = np.maximum(counts, 1).astype(out.dtype)
