@@ -4,6 +4,7 @@ pull work from (`next_chunk`, `chunk_count`), software prefetch (`prefetch`, `pr
 streaming stores (`stream_store`, `store_fence`, `streaming_pays`) and the start of Numba's thread
 pool (`worker_count`)."""
 import importlib.util
+import math
 import os
 import sys
 import threading
@@ -151,6 +152,22 @@ def accumulator_dtype(dtype):
     if dtype.name == "bfloat16":
         return np.dtype(np.float32)
     return _WIDER.get(dtype, dtype)
+
+
+
+def ufunc_at_rows(ufunc, out, rows, values):
+    """`ufunc.at(out, rows, values)` for rows along out's first axis (values shaped
+    (len(rows),) + out.shape[1:]), on flat elements: ufunc.at takes its fast loop only on 1-D
+    operands of one dtype (255 rows of 16 float64, NumPy 2.4: 40 us as rows, 7 us flat; 194 us
+    with float32 values, which callers cast first where that is exact). Each element still sees
+    its rows in order. A non-contiguous `out`, or values of another shape, take plain ufunc.at."""
+    rows, values = np.asarray(rows), np.asarray(values)
+    if out.ndim < 1 or not out.flags.c_contiguous or values.shape != rows.shape + out.shape[1:] or rows.ndim != 1:
+        ufunc.at(out, rows, values)
+        return
+    width = math.prod(out.shape[1:])
+    flat = rows if width == 1 else (rows.astype(np.intp)[:, None] * width + np.arange(width)).reshape(-1)
+    ufunc.at(out.reshape(-1), flat, values.reshape(-1))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ Every dtype follows the compiled loop's rules, as TensorFlow does: integer "div"
 """
 import numpy as np
 
-from segflow.kernels._common import HAVE_NUMBA, ROW_AHEAD, njit, prefetch_lines, row_lines
+from segflow.kernels._common import HAVE_NUMBA, ROW_AHEAD, njit, prefetch_lines, row_lines, ufunc_at_rows
 
 __all__ = ["scatter_rows", "HOWS"]
 
@@ -126,7 +126,7 @@ def _numpy_scatter(table, rows, updates, how):
             upd = updates[pick]
             table[r] = np.where(upd < cur if how == 5 else upd > cur, upd, cur)
     else:
-        _UFUNCS[how].at(table, rows, updates)
+        ufunc_at_rows(_UFUNCS[how], table, rows, updates)
 
 
 def _compiled_min_max_small_float(table, rows, updates, code):

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from segflow.kernels._common import BadInput, index_text
+from segflow.kernels._common import BadInput, index_text, ufunc_at_rows
 from segflow.kernels.segment import checks, idpass, loops
 from segflow.kernels.segment.plan import (COMBINE, KINDS, _thread_limit, _threads, count_parts,
                                           finish_chunks, move_rows, plan_for, reduce_strategy,
@@ -22,20 +22,15 @@ __all__ = ["unsorted_segment_reduce", "sorted_segment_reduce", "sparse_segment_r
 
 
 def _numpy_reduce(op, scale, data, ids, num_segments, init, fill, acc_dtype, order=None):
-    """The reference path used without Numba: rows data[order[i]] (or data[i]) with id ids[i]
-    (checked: < num_segments; negatives dropped) reduced per segment; empty segments get fill."""
+    """The path of inputs below plan._TINY elements and of everything without Numba: rows
+    data[order[i]] (or data[i]) with id ids[i] (checked: < num_segments; negatives dropped)
+    reduced per segment; empty segments get fill."""
     rows = data if order is None else data[order]
     keep = ids >= 0
     if not keep.all():
         rows, ids = rows[keep], ids[keep]
     out = np.full((num_segments,) + data.shape[1:], init, acc_dtype)
-    # ufunc.at takes its fast loop only on 1-D operands of one dtype, so rows go in as flat
-    # elements in the accumulator's dtype (exact: float32 -> float64), each element's index
-    # ids[i] * width + column. 255 x 16 float32 into float64, NumPy 2.4: 194 us as rows of mixed
-    # dtype, 40 us as rows of float64, 7 us flat; the order per element is unchanged.
-    width = math.prod(data.shape[1:])
-    flat_ids = ids if width == 1 else (ids.astype(np.intp)[:, None] * width + np.arange(width)).reshape(-1)
-    COMBINE[op].at(out.reshape(-1), flat_ids, rows.astype(acc_dtype, copy=False).reshape(-1))
+    ufunc_at_rows(COMBINE[op], out, ids, rows.astype(acc_dtype, copy=False))   # cast: exact
     if not scale and fill == init:           # empty segments already hold their fill
         return out
     counts = np.bincount(ids, minlength=num_segments).reshape((-1,) + (1,) * (data.ndim - 1))
