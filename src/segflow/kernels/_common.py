@@ -92,6 +92,12 @@ def on_numba(func):
     return func
 
 
+def numba_loaded():
+    """Whether the kernels are compiled dispatchers already (Numba imported): small inputs that
+    would take NumPy to spare the import then take the compiled loop when it is faster."""
+    return _numba_ready
+
+
 def load_numba():
     """Imports Numba and makes every kernel stand-in a dispatcher (once; thread-safe)."""
     global _numba_ready, prange
@@ -582,17 +588,26 @@ def worker_count():
     return max(1, numba.get_num_threads())
 
 
+_planned = [None, 0]     # (NUMBA_NUM_THREADS as last read, the count it gave) before the pool
+
+
 def planned_workers():
     """The thread count a launch would get, without starting the pool (or importing Numba) when
-    it has not started: NUMBA_NUM_THREADS, else the CPUs this process may run on. Strategy
-    choices use it; no result depends on it."""
+    it has not started: NUMBA_NUM_THREADS, else the CPUs this process may run on (looked up once
+    per value of the variable: the affinity query costs a few microseconds, a small op's whole
+    loop). Strategy choices use it; no result depends on it."""
     if _pool_started:
         import numba
         return max(1, numba.get_num_threads())
+    env = os.environ.get("NUMBA_NUM_THREADS")
+    if _planned[1] and _planned[0] == env:
+        return _planned[1]
     try:
-        return max(1, int(os.environ["NUMBA_NUM_THREADS"]))
-    except (KeyError, ValueError):
+        count = max(1, int(env))
+    except (TypeError, ValueError):
         try:
-            return max(1, len(os.sched_getaffinity(0)))
+            count = max(1, len(os.sched_getaffinity(0)))
         except (AttributeError, OSError):  # pragma: no cover - not Linux
-            return max(1, os.cpu_count() or 1)
+            count = max(1, os.cpu_count() or 1)
+    _planned[:] = [env, count]
+    return count

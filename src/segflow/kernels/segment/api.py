@@ -69,7 +69,7 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
             out[:] = init[0]
             loops.private_span(op, scale, rows, ids, 0, n, out, np.zeros(0, np.int64))
         else:
-            part = np.full((1, num_segments, D), init[0], plan.acc)
+            part = _start_values((1, num_segments, D), init[0], plan.acc)
             counts = np.zeros((1, num_segments if scale else 0), np.int64)
             loops.private_span(op, scale, rows, ids, 0, n, part[0], counts[0])
             if scale:
@@ -78,7 +78,7 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
                 out[...] = part[0]
     elif loop == "private":
         # Accumulators come from NumPy (huge pages where the OS offers them), not Numba's heap.
-        parts = np.full((nparts, num_segments, D), init[0], plan.acc)
+        parts = _start_values((nparts, num_segments, D), init[0], plan.acc)
         counts = np.zeros((nparts, num_segments if scale else 0), np.int64)
         with _thread_limit(nt):
             loops.scatter_private(op, scale, rows, ids, parts, counts, out,
@@ -88,6 +88,11 @@ def _reduce(plan, rows, ids, num_segments, init, fill, nt, sorted_ids, order=Non
             loops.scatter_bucketed(op, scale, rows, ids, init, out, shift, row_chunks(n, D), nt,
                                    move_rows(n, D, rows.itemsize))
     return out
+
+
+def _start_values(shape, value, dtype):
+    """An array of `value` (zeros come from np.zeros: calloc'd, no fill pass)."""
+    return np.zeros(shape, dtype) if value == 0 else np.full(shape, value, dtype)
 
 
 def _counts(flat, num_segments, nt):

@@ -68,8 +68,12 @@ def bounds(dtype, lo, hi):
     """[lo, hi) as the inclusive bounds (lo, top_ok) of the ids' own integer dtype, so that the
     compiled check compares without widening: a bound past the dtype's range is clamped to it
     (no id can fall outside it there)."""
-    info = np.iinfo(dtype)
-    return dtype.type(max(lo, info.min)), dtype.type(min(hi - 1, info.max))
+    low, high = _LIMITS.get(dtype) or _LIMITS.setdefault(
+        dtype, (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)))
+    return dtype.type(max(lo, low)), dtype.type(min(hi - 1, high))
+
+
+_LIMITS = {}    # dtype -> (min, max): np.iinfo takes microseconds, a small op's whole loop
 
 
 def stats(ids, lo, hi, nt):
