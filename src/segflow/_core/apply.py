@@ -15,7 +15,7 @@ import numpy as np
 
 from segflow._core import mode as context, tape as tape_lib
 from segflow._core import dtypes, errors, shapes as tensor_shape
-from segflow._core.convert import convert_to_tensor, scalar_tensor
+from segflow._core.convert import convert_to_tensor, flat_numbers, scalar_tensor
 from segflow._core.graph import get_default_graph
 from segflow._core.indexed_slices import IndexedSlices
 from segflow._core.memory import resource_exhausted
@@ -361,6 +361,9 @@ def _explain_failure(opdef, tensors, attrs, name, exc):
     return errors.invalid_op(stub, f"{type(exc).__name__}: {exc}")
 
 
+_PLAIN = frozenset((int, float, bool, complex, str, bytes, list, tuple, type(None)))
+
+
 def _convert_inputs(opdef, inputs, hints=None, borrow=False):
     """Converts inputs to tensors of the current mode, using the dtype of tensor inputs that share an
     attr as the dtype of plain Python values (1 + t takes t's dtype)."""
@@ -378,6 +381,12 @@ def _convert_inputs(opdef, inputs, hints=None, borrow=False):
         for p in positions:
             x = inputs[p]
             for item in (x if opdef.list_inputs[p] and isinstance(x, (list, tuple)) else [x]):
+                kind = type(item)
+                if kind in _PLAIN:              # no dtype to lend (and no costly hasattr misses)
+                    continue
+                if kind is _ndarray:
+                    found = found or dtypes.from_numpy(item.dtype)
+                    continue
                 if isinstance(item, (Tensor, IndexedSlices)) or hasattr(item, "_as_graph_element") \
                         or hasattr(item, "_dense_var_to_tensor"):
                     found = item.dtype
@@ -438,6 +447,10 @@ def _to_tensor(opdef, p, x, hint, hint_from_tensor=False, borrow=False):
         fast = scalar_tensor(x, hint)
         if fast is not None:
             return fast
+    elif type(x) is list and hint is None and (_shared.all_eager or _state.eager):
+        arr = flat_numbers(x)             # [1, 2, 3] as indices or a shape: one conversion
+        if arr is not None:
+            return _EagerTensor(arr)
     try:
         if hint is not None and not isinstance(x, (np.ndarray, np.generic, IndexedSlices)):
             return convert_to_tensor(x, preferred_dtype=hint)

@@ -235,6 +235,9 @@ def to_numpy(value, dtype=None, strict=False):
             arr = arr.astype(arr.dtype.newbyteorder("="))
     else:
         if isinstance(value, (list, tuple)):
+            fast = flat_numbers(value) if np_dtype is None else None
+            if fast is not None:
+                return fast
             value = _unwrap(value)
         try:
             arr = np.asarray(value)
@@ -268,6 +271,24 @@ def to_numpy(value, dtype=None, strict=False):
                             f"{dtypes.as_dtype(dtype).name}")
         arr = arr.astype(target)
     return arr
+
+
+def flat_numbers(values):
+    """A short flat list of Python ints (or of floats) in TF's default dtype, converted in one
+    step (int32, int64 when one is past int32's range; float32), or None for anything else. The
+    general path's conversion, nested unwrapping and range reductions cost ~10 us on `[1, 2, 3]`,
+    more than the small op it feeds."""
+    if not 0 < len(values) <= 64:
+        return None
+    kind = type(values[0])
+    if kind is not int and kind is not float or any(type(v) is not kind for v in values):
+        return None
+    if kind is float:
+        return np.array(values, np.float32)
+    try:
+        return np.array(values, np.int32)
+    except OverflowError:     # NumPy 2 refuses Python ints past the dtype's range
+        return to_numpy(np.array(values)) if all(-2**63 <= v < 2**63 for v in values) else None
 
 
 def utf8_array(arr):

@@ -7,7 +7,8 @@ import numpy as np
 
 from segflow._core import dtypes, errors, shapes as tensor_shape
 from segflow._core.convert import index_array
-from segflow._core.tensor import Tensor
+from segflow._core.mode import executing_eagerly
+from segflow._core.tensor import EagerTensor, Tensor
 from segflow._core import fold as tensor_util
 from segflow._core.apply import apply_op
 from segflow._core.registry import TensorSpec, register_op
@@ -187,12 +188,16 @@ def strided_slice(input_: TensorLike, begin: TensorLike, end: TensorLike, stride
             dt = dtypes.int64 if wide else dtypes.int32
             args.append(join_ops.stack([(x if x.dtype == dt else cast(x, dt)) if isinstance(x, Tensor)
                                   else np.asarray(x, dt.as_numpy_dtype) for x in v]))
+        elif isinstance(v, (list, tuple)) and all(type(x) is int for x in v):   # a[1:3]: no reductions
+            args.append(np.array(v, np.int32 if all(-2**31 < x < 2**31 for x in v) else np.int64))
         else:
             args.append(np.asarray(v, dtype=np.int32) if np.max(np.abs(np.asarray(v, dtype=np.int64)), initial=0) < 2**31
                         else np.asarray(v, dtype=np.int64))
-    dts = {a.dtype if isinstance(a, Tensor) else dtypes.from_numpy(a.dtype) for a in args}
-    if len(dts) > 1:
+    if not all(type(a) is np.ndarray and a.dtype == args[0].dtype for a in args) and len(
+            {a.dtype if isinstance(a, Tensor) else dtypes.from_numpy(a.dtype) for a in args}) > 1:
         args = [cast(a, dtypes.int64) if isinstance(a, Tensor) else a.astype(np.int64) for a in args]
+    if executing_eagerly():     # arrays made here: tensors at once (the op's fast path, no borrowing)
+        args = [EagerTensor(a) if type(a) is np.ndarray else a for a in args]
     return apply_op("StridedSlice", input_, *args, begin_mask=begin_mask, end_mask=end_mask,
                     ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask,
                     name=name)
