@@ -67,6 +67,12 @@ def test_list_operands_of_ops_match_numpy_and_keep_a_tensors_dtype(general):
         np.testing.assert_array_equal(sf.gather(params, idx).numpy(), np.take(params, idx, axis=0))
     with pytest.raises(sf.errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in \[0, 5\)"):
         sf.gather(params, [1, 5])
+    np.testing.assert_array_equal(sf.gather(params, [3, 0], axis=1).numpy(), params[:, [3, 0]])
+    np.testing.assert_array_equal(sf.gather(params, [[1], [2]], axis=-1).numpy(), params[:, [[1], [2]]])
+    with pytest.raises((TypeError, sf.errors.InvalidArgumentError), match="indices"):
+        sf.gather(params, [1.0, 2.0])            # float indices: refused, as by the general path
+    traced = sf.function(lambda p: sf.gather(p, [2, 1]) + sf.gather(p, [0, 0], axis=0))
+    np.testing.assert_array_equal(traced(sf.constant(params)).numpy(), params[[2, 1]] + params[[0, 0]])
     x = sf.constant([1.0, 2.0], dtype=sf.float64)
     got = x + [1, 2]       # the list takes the tensor's dtype (a hint: not the shortcut)
     assert got.dtype == sf.float64

@@ -127,7 +127,7 @@ def _check_shrink(x_shape, idx):
 
 def _strided_slice_kernel(x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
                           shrink_axis_mask=0):
-    if np.any(np.asarray(strides) == 0):
+    if 0 in np.asarray(strides).reshape(-1).tolist():
         raise ValueError("strides must be non-zero")
     idx = _slices(x.shape, begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
     _check_shrink(x.shape, idx)
@@ -183,13 +183,13 @@ def strided_slice(input_: TensorLike, begin: TensorLike, end: TensorLike, stride
     for v in (begin, end, strides):
         if isinstance(v, Tensor):
             args.append(v)
+        elif type(v) in (list, tuple) and all(type(x) is int for x in v):   # a[1:3]: no reductions
+            args.append(np.array(v, np.int32 if all(-2**31 < x < 2**31 for x in v) else np.int64))
         elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
             wide = any(isinstance(x, Tensor) and x.dtype == dtypes.int64 for x in v)
             dt = dtypes.int64 if wide else dtypes.int32
             args.append(join_ops.stack([(x if x.dtype == dt else cast(x, dt)) if isinstance(x, Tensor)
                                   else np.asarray(x, dt.as_numpy_dtype) for x in v]))
-        elif isinstance(v, (list, tuple)) and all(type(x) is int for x in v):   # a[1:3]: no reductions
-            args.append(np.array(v, np.int32 if all(-2**31 < x < 2**31 for x in v) else np.int64))
         else:
             args.append(np.asarray(v, dtype=np.int32) if np.max(np.abs(np.asarray(v, dtype=np.int64)), initial=0) < 2**31
                         else np.asarray(v, dtype=np.int64))
