@@ -73,6 +73,9 @@ def _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched)
 
 
 def _matmul_kernel(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    if not (transpose_a or transpose_b or adjoint_a or adjoint_b) and a.ndim == 2 == b.ndim \
+            and a.shape[1] == b.shape[0]:
+        return np.matmul(a, b)    # the common case, checked: no operand views
     _check_matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, batched=False)
     return np.matmul(_operand(a, transpose_a, adjoint_a), _operand(b, transpose_b, adjoint_b))
 
