@@ -19,6 +19,9 @@ What is timed (all on tiny float32 tensors, so the numbers are pure framework ov
                  [1000, 16] table, mean-pool, matmul, squared loss, tape.gradient (an IndexedSlices
                  for the table), TF1 AdagradOptimizer.apply_gradients (us)
   fn_embed_step  the same step wrapped in sf.function (us)
+  small_slice    `m[1:3]` of an eager 4 x 4 tensor (us)
+  small_gather   `gather(m, [1, 2, 3])` with a Python list of indices (torch: `m[[1, 2, 3]]`) (us)
+  small_matmul   `matmul(m, m)` of two 4 x 4 tensors (us)
 
 TensorFlow (eager; tf.compat.v1 Graph + Session for the graph rows) and PyTorch (eager + autograd)
 are timed the same way when importable; missing ones are skipped. TensorFlow's fn_* rows use
@@ -50,6 +53,9 @@ ROWS = [
     ("fn_chain10_tape", "10-op chain: tape around sf.function call", "us", None),
     ("embed_step", "embedding train step (Adagrad), eager", "us", None),
     ("fn_embed_step", "embedding train step in sf.function", "us", None),
+    ("small_slice", "m[1:3] of a 4 x 4 tensor", "us", None),
+    ("small_gather", "gather(m, [1, 2, 3]), a Python list", "us", None),
+    ("small_matmul", "matmul of two 4 x 4 tensors", "us", None),
 ]
 
 # (eager row, traced row) pairs whose ratio is printed below the table
@@ -132,6 +138,16 @@ _TABLE = _EMB_RNG.normal(size=(1000, 16)).astype(np.float32)
 _WEIGHT = _EMB_RNG.normal(size=(16, 1)).astype(np.float32)
 _IDS = _EMB_RNG.integers(0, 1000, size=(64, 4)).astype(np.int32)
 _LABELS = _EMB_RNG.normal(size=(64, 1)).astype(np.float32)
+
+
+_M = np.arange(16, dtype=np.float32).reshape(4, 4)
+
+
+def _small_ops(r, q, m, gather, matmul):
+    """The small_* rows for the eager 4 x 4 tensor `m` of one framework."""
+    r["small_slice"] = measure(lambda: m[1:3], q.n_op, q.repeat)
+    r["small_gather"] = measure(lambda: gather(m, [1, 2, 3]), q.n_op, q.repeat)
+    r["small_matmul"] = measure(lambda: matmul(m, m), q.n_op, q.repeat)
 
 
 def _embedding_step(framework, lookup, reduce_mean, matmul):
@@ -230,6 +246,7 @@ def bench_segflow(q):
     for key, wrap in (("embed_step", lambda f: f), ("fn_embed_step", sf.function)):
         step = wrap(_embedding_step(sf, sf.nn.embedding_lookup, sf.reduce_mean, sf.matmul))
         r[key] = measure(lambda: step(ids, labels), q.n_chain // 2, q.repeat)
+    _small_ops(r, q, sf.constant(_M), sf.gather, sf.matmul)
     return r
 
 
@@ -313,6 +330,7 @@ def bench_tensorflow(q):
     for key, wrap in (("embed_step", lambda f: f), ("fn_embed_step", tf.function)):
         step = wrap(_embedding_step(tf, tf.nn.embedding_lookup, tf.reduce_mean, tf.matmul))
         r[key] = measure(lambda: step(ids, labels), q.n_chain // 10, q.repeat)
+    _small_ops(r, _Slow(q), tf.constant(_M), tf.gather, tf.matmul)
     return r
 
 
@@ -358,10 +376,18 @@ def bench_torch(q):
 
     r["embed_step"] = measure(step, q.n_chain // 2, q.repeat)
     r["fn_embed_step"] = r["embed_step"]
+    _small_ops(r, q, torch.from_numpy(_M.copy()), lambda m, i: m[i], torch.matmul)
     return r
 
 
 # ----------------------------------------------------------------------------------------------
+
+
+class _Slow:
+    """A repeat setting with a tenth of the op loops (TensorFlow's eager ops take ~10x longer)."""
+
+    def __init__(self, q):
+        self.n_op, self.repeat = max(1, q.n_op // 10), q.repeat
 
 
 class _Quick:

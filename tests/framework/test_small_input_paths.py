@@ -107,6 +107,9 @@ def test_slices_in_a_graph_and_of_tensors_still_work():
     np.testing.assert_array_equal(t[sf.constant(1):sf.constant(3, sf.int64)].numpy(), a[1:3])
     with pytest.raises((IndexError, ValueError, sf.errors.InvalidArgumentError)):
         t[5]
+    for bad in (True, 1.0, slice(0, 1.5)):        # bools and floats are not indices
+        with pytest.raises(TypeError):
+            t[bad]
 
 
 @pytest.mark.parametrize("size", [1, 2, 31, 32, 33, 100])

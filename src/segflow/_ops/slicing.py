@@ -179,12 +179,17 @@ def strided_slice(input_: TensorLike, begin: TensorLike, end: TensorLike, stride
     """TF's StridedSlice: `input_[begin:end:strides]` per dimension, with the masks' meanings."""
     if strides is None:
         strides = [1] * len(begin)
+    if type(begin) is list and type(end) is list and type(strides) is list:
+        ints = begin + end + strides
+        if all(type(x) is int for x in ints):      # a[1:3]: three arrays, no NumPy reductions
+            dt = np.int32 if -2**31 < min(ints, default=0) and max(ints, default=0) < 2**31 else np.int64
+            args = [np.array(begin, dt), np.array(end, dt), np.array(strides, dt)]
+            return _apply_strided_slice(input_, args, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                                        shrink_axis_mask, name)
     args = []
     for v in (begin, end, strides):
         if isinstance(v, Tensor):
             args.append(v)
-        elif type(v) in (list, tuple) and all(type(x) is int for x in v):   # a[1:3]: no reductions
-            args.append(np.array(v, np.int32 if all(-2**31 < x < 2**31 for x in v) else np.int64))
         elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
             wide = any(isinstance(x, Tensor) and x.dtype == dtypes.int64 for x in v)
             dt = dtypes.int64 if wide else dtypes.int32
@@ -193,9 +198,14 @@ def strided_slice(input_: TensorLike, begin: TensorLike, end: TensorLike, stride
         else:
             args.append(np.asarray(v, dtype=np.int32) if np.max(np.abs(np.asarray(v, dtype=np.int64)), initial=0) < 2**31
                         else np.asarray(v, dtype=np.int64))
-    if not all(type(a) is np.ndarray and a.dtype == args[0].dtype for a in args) and len(
-            {a.dtype if isinstance(a, Tensor) else dtypes.from_numpy(a.dtype) for a in args}) > 1:
+    if len({a.dtype if isinstance(a, Tensor) else dtypes.from_numpy(a.dtype) for a in args}) > 1:
         args = [cast(a, dtypes.int64) if isinstance(a, Tensor) else a.astype(np.int64) for a in args]
+    return _apply_strided_slice(input_, args, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                                shrink_axis_mask, name)
+
+
+def _apply_strided_slice(input_, args, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                         shrink_axis_mask, name):
     if executing_eagerly():     # arrays made here: tensors at once (the op's fast path, no borrowing)
         args = [EagerTensor(a) if type(a) is np.ndarray else a for a in args]
     return apply_op("StridedSlice", input_, *args, begin_mask=begin_mask, end_mask=end_mask,
@@ -220,7 +230,7 @@ def _slice_helper(tensor, slice_spec, var=None):
         bit = 1 << i
         if isinstance(s, _py_slice):
             for part in (s.start, s.stop, s.step):
-                if part is not None and not _is_int_like(part):
+                if part is not None and type(part) is not int and not _is_int_like(part):
                     raise TypeError(f"slice indices must be integers or None or int tensors, got {part!r}")
             begin.append(0 if s.start is None else s.start)
             end.append(0 if s.stop is None else s.stop)
@@ -235,7 +245,7 @@ def _slice_helper(tensor, slice_spec, var=None):
         elif s is None:
             begin.append(0), end.append(0), strides.append(1)
             new_axis_mask |= bit
-        elif _is_int_like(s):
+        elif type(s) is int or _is_int_like(s):     # (type: bools are not ints here)
             begin.append(s)
             end.append(s + 1 if not isinstance(s, Tensor) else s + 1)
             strides.append(1)
